@@ -1,0 +1,166 @@
+//! Settings, from command-line flags or the environment (flags win).
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use chrono_tz::Tz;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "kioku",
+    version,
+    about = "Memory for custom GPTs that outlives the chat thread"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub settings: Settings,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the API (the default).
+    Serve,
+    /// Print a new random API token, for API_TOKENS.
+    Token,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct Settings {
+    /// Port to listen on.
+    #[arg(long, env = "PORT", default_value_t = 8080, global = true)]
+    pub port: u16,
+
+    /// Address to listen on [default: 127.0.0.1, or 0.0.0.0 on Cloud Run]
+    #[arg(long, env = "KIOKU_HOST", global = true)]
+    pub host: Option<IpAddr>,
+
+    /// Comma-separated tokens; `name:token` stores under namespace `name`, a bare `token` under
+    /// itself (the original function's layout). Unset locally: a token is generated and kept in
+    /// the data directory.
+    #[arg(long, env = "API_TOKENS", hide_env_values = true, global = true)]
+    pub api_tokens: Option<String>,
+
+    /// Where memories are stored.
+    #[arg(long, env = "KIOKU_STORE", value_enum, default_value_t = StoreKind::Sqlite, global = true)]
+    pub store: StoreKind,
+
+    /// Directory of the embedded store and the generated local token.
+    #[arg(long, env = "KIOKU_DATA_DIR", default_value = "data", global = true)]
+    pub data_dir: PathBuf,
+
+    /// IANA time zone of saved timestamps.
+    #[arg(
+        long,
+        env = "KIOKU_TIMEZONE",
+        default_value = "Asia/Tokyo",
+        global = true
+    )]
+    pub timezone: Tz,
+
+    /// Longest summary accepted, in characters.
+    #[arg(long, env = "KIOKU_MAX_SUMMARY_CHARS", default_value_t = 5_000,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000), global = true)]
+    pub max_summary_chars: u32,
+
+    /// Seconds a store call may take before the request is answered 503.
+    #[arg(long, env = "KIOKU_STORE_TIMEOUT_SECS", default_value_t = 8,
+          value_parser = clap::value_parser!(u64).range(1..=60), global = true)]
+    pub store_timeout_secs: u64,
+
+    /// Log format [default: text, or json on Cloud Run]
+    #[arg(long, env = "KIOKU_LOG_FORMAT", value_enum, global = true)]
+    pub log_format: Option<LogFormat>,
+
+    /// Set by Cloud Run; its presence selects Cloud Run defaults.
+    #[arg(long, env = "K_SERVICE", hide = true, global = true)]
+    pub k_service: Option<String>,
+
+    /// Google Cloud project, used to link request logs to traces.
+    #[arg(long, env = "GOOGLE_CLOUD_PROJECT", global = true)]
+    pub google_cloud_project: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StoreKind {
+    /// Embedded SQLite file in the data directory.
+    Sqlite,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    /// One JSON object per line, in the shape Cloud Logging reads.
+    Json,
+}
+
+impl Settings {
+    pub fn on_cloud_run(&self) -> bool {
+        self.k_service.is_some()
+    }
+
+    pub fn host(&self) -> IpAddr {
+        self.host.unwrap_or(if self.on_cloud_run() {
+            Ipv4Addr::UNSPECIFIED.into()
+        } else {
+            Ipv4Addr::LOCALHOST.into()
+        })
+    }
+
+    pub fn log_format(&self) -> LogFormat {
+        self.log_format.unwrap_or(if self.on_cloud_run() {
+            LogFormat::Json
+        } else {
+            LogFormat::Text
+        })
+    }
+
+    pub fn store_timeout(&self) -> Duration {
+        Duration::from_secs(self.store_timeout_secs)
+    }
+
+    pub fn sqlite_path(&self) -> PathBuf {
+        self.data_dir.join("kioku.sqlite3")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Settings {
+        Cli::try_parse_from(std::iter::once("kioku").chain(args.iter().copied()))
+            .unwrap()
+            .settings
+    }
+
+    #[test]
+    fn cloud_run_changes_the_defaults() {
+        let local = parse(&[]);
+        assert_eq!(local.host(), IpAddr::from(Ipv4Addr::LOCALHOST));
+        assert_eq!(local.log_format(), LogFormat::Text);
+        let cloud = parse(&["--k-service", "kioku"]);
+        assert_eq!(cloud.host(), IpAddr::from(Ipv4Addr::UNSPECIFIED));
+        assert_eq!(cloud.log_format(), LogFormat::Json);
+    }
+
+    #[test]
+    fn flags_work_after_the_subcommand_too() {
+        let cli =
+            Cli::try_parse_from(["kioku", "serve", "--port", "9000", "--timezone", "UTC"]).unwrap();
+        assert_eq!(cli.settings.port, 9000);
+        assert_eq!(cli.settings.timezone, chrono_tz::UTC);
+    }
+
+    #[test]
+    fn refuses_an_unknown_zone_and_a_zero_limit() {
+        let bad = |args: &[&str]| {
+            Cli::try_parse_from(std::iter::once("kioku").chain(args.iter().copied())).is_err()
+        };
+        assert!(bad(&["--timezone", "Mars/Olympus"]));
+        assert!(bad(&["--max-summary-chars", "0"]));
+    }
+}

@@ -1,0 +1,53 @@
+use chrono::{SecondsFormat, Utc};
+use chrono_tz::Tz;
+use serde::{Deserialize, Serialize};
+
+use super::Summary;
+
+/// One saved summary, with the field names and string timestamp of the original's layout.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    pub summary: String,
+    pub timestamp: String,
+}
+
+impl Entry {
+    /// Stamps `summary` with the current time in `zone`, RFC 3339 with microseconds, e.g.
+    /// `2025-08-19T08:39:27.174624+09:00`.
+    pub fn now(summary: Summary, zone: Tz) -> Self {
+        Self {
+            summary: summary.into_inner(),
+            timestamp: Utc::now()
+                .with_timezone(&zone)
+                .to_rfc3339_opts(SecondsFormat::Micros, false),
+        }
+    }
+}
+
+/// A thread's entries, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Thread {
+    pub id: String,
+    pub entries: Vec<Entry>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_carry_microseconds_and_the_zone_offset() {
+        let summary = Summary::parse(Some("x".into()), 10).unwrap();
+        let tokyo = Entry::now(summary.clone(), chrono_tz::Asia::Tokyo);
+        let ts = chrono::DateTime::parse_from_rfc3339(&tokyo.timestamp).unwrap();
+        assert_eq!(ts.offset().local_minus_utc(), 9 * 3600);
+        assert_eq!(
+            tokyo.timestamp.len(),
+            "2025-08-19T08:39:27.174624+09:00".len()
+        );
+        assert!(tokyo.timestamp.ends_with("+09:00"));
+
+        let utc = Entry::now(summary, chrono_tz::UTC);
+        assert!(utc.timestamp.ends_with("+00:00"), "{}", utc.timestamp);
+    }
+}

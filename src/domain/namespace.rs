@@ -1,0 +1,70 @@
+use std::fmt;
+
+use super::document_id_problem;
+
+/// One token's private space of memories. `name` is the Firestore document id under
+/// `memory/`; `label` is what logs may show, since a bare token's name is the token itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Namespace {
+    name: String,
+    label: String,
+}
+
+impl Namespace {
+    /// A namespace named by the operator, e.g. `alice` in `alice:token`.
+    pub fn named(name: &str) -> Result<Self, String> {
+        Self::parse(name, name.to_owned())
+    }
+
+    /// The original function's layout: the token is the namespace. `position` (1-based, in
+    /// `API_TOKENS`) labels it in logs without revealing it.
+    pub fn bare_token(token: &str, position: usize) -> Result<Self, String> {
+        Self::parse(token, format!("bare-token-{position}"))
+    }
+
+    fn parse(name: &str, label: String) -> Result<Self, String> {
+        match document_id_problem(name) {
+            Some(problem) => Err(format!("namespace {label} {problem}")),
+            None => Ok(Self {
+                name: name.to_owned(),
+                label,
+            }),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+}
+
+impl fmt::Display for Namespace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.label)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bare_token_is_its_own_name_but_never_its_label() {
+        let ns = Namespace::bare_token("s3cret", 2).unwrap();
+        assert_eq!(ns.name(), "s3cret");
+        assert_eq!(ns.to_string(), "bare-token-2");
+        assert!(!format!("{ns}").contains("s3cret"));
+    }
+
+    #[test]
+    fn names_must_be_document_ids() {
+        assert!(Namespace::named("alice").is_ok());
+        assert!(Namespace::named("a/b").is_err());
+        assert!(Namespace::named("__x__").is_err());
+        let err = Namespace::bare_token("a/b", 1).unwrap_err();
+        assert!(!err.contains("a/b"), "{err}");
+    }
+}

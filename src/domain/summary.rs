@@ -1,0 +1,87 @@
+use super::ValidationError;
+
+/// The text of one saved memory: not blank, within the configured length, and free of
+/// control characters other than tab, newline and carriage return. Kept exactly as sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary(String);
+
+impl Summary {
+    /// `max_chars` counts Unicode scalar values, as a person counts characters.
+    pub fn parse(raw: Option<String>, max_chars: usize) -> Result<Self, ValidationError> {
+        let text = raw.ok_or(ValidationError::MissingSummary)?;
+        if text.trim().is_empty() {
+            return Err(ValidationError::BlankSummary);
+        }
+        if let Some(c) = text.chars().find(|&c| is_forbidden_control(c)) {
+            return Err(ValidationError::SummaryControlCharacter(c.into()));
+        }
+        let actual = text.chars().count();
+        if actual > max_chars {
+            return Err(ValidationError::SummaryTooLong {
+                actual,
+                limit: max_chars,
+            });
+        }
+        Ok(Self(text))
+    }
+
+    pub fn into_inner(self) -> String {
+        self.0
+    }
+}
+
+fn is_forbidden_control(c: char) -> bool {
+    c.is_ascii_control() && c != '\u{7f}' && !matches!(c, '\t' | '\n' | '\r')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str, max: usize) -> Result<Summary, ValidationError> {
+        Summary::parse(Some(s.to_owned()), max)
+    }
+
+    #[test]
+    fn keeps_text_exactly() {
+        let text = "  要約\tです\r\n🎌 \u{200f}עברית\u{200b} ";
+        assert_eq!(parse(text, 100).unwrap().into_inner(), text);
+    }
+
+    #[test]
+    fn refuses_missing_and_blank() {
+        assert_eq!(
+            Summary::parse(None, 10),
+            Err(ValidationError::MissingSummary)
+        );
+        assert_eq!(parse("", 10), Err(ValidationError::BlankSummary));
+        assert_eq!(
+            parse(" \n\t\u{3000}", 10),
+            Err(ValidationError::BlankSummary)
+        );
+    }
+
+    #[test]
+    fn counts_characters_not_bytes() {
+        assert!(parse(&"あ".repeat(5), 5).is_ok());
+        assert_eq!(
+            parse(&"あ".repeat(6), 5),
+            Err(ValidationError::SummaryTooLong {
+                actual: 6,
+                limit: 5
+            })
+        );
+    }
+
+    #[test]
+    fn refuses_c0_controls_but_tab_newline_and_return() {
+        for c in (0u8..0x20).map(char::from) {
+            let allowed = matches!(c, '\t' | '\n' | '\r');
+            assert_eq!(parse(&format!("a{c}b"), 10).is_ok(), allowed, "{c:?}");
+        }
+        assert_eq!(
+            parse("a\0b", 10),
+            Err(ValidationError::SummaryControlCharacter(0))
+        );
+    }
+}

@@ -1,0 +1,13 @@
+//! Thin HTTP handlers: read the request, validate into domain types, call the store.
+
+mod health;
+mod memory;
+
+pub use health::{healthz, readyz};
+pub use memory::{MemoryRequest, memory_get, memory_post};
+
+use crate::error::ApiError;
+
+pub async fn not_found() -> Result<actix_web::HttpResponse, ApiError> {
+    Err(ApiError::NotFound)
+}

@@ -1,0 +1,184 @@
+//! Builds the application from settings. `main` and the tests start it the same way.
+
+use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
+
+use actix_web::dev::Server;
+use actix_web::error::{JsonPayloadError, QueryPayloadError};
+use actix_web::middleware::from_fn;
+use actix_web::{App, HttpServer, web};
+use chrono_tz::Tz;
+
+use crate::auth::{self, Tokens};
+use crate::config::{Settings, StoreKind};
+use crate::error::ApiError;
+use crate::routes;
+use crate::store::{Bounded, MemoryStore, SqliteStore};
+use crate::telemetry::{self, TraceProject};
+
+/// Largest JSON body accepted: room for the longest summary at four UTF-8 bytes a character,
+/// even with every character escaped, plus the other fields.
+const fn json_body_limit(max_summary_chars: usize) -> usize {
+    max_summary_chars * 12 + 4_096
+}
+
+/// Seconds in-flight requests get to finish after SIGTERM; Cloud Run allows 10.
+const SHUTDOWN_GRACE_SECS: u64 = 8;
+
+/// What every handler shares.
+pub struct AppState {
+    pub store: Arc<dyn MemoryStore>,
+    pub timezone: Tz,
+    pub max_summary_chars: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error("{0}")]
+    Config(String),
+    #[error("the store could not be opened: {0}")]
+    Store(#[from] crate::store::StoreError),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A token generated for a local run, to show the user once.
+pub struct LocalToken {
+    pub token: String,
+    pub path: std::path::PathBuf,
+    pub created: bool,
+}
+
+pub struct Application {
+    server: Server,
+    address: SocketAddr,
+    local_token: Option<LocalToken>,
+}
+
+impl Application {
+    pub async fn build(settings: Settings) -> Result<Self, StartupError> {
+        let (tokens, local_token) = tokens(&settings)?;
+        for ns in tokens.bare_token_namespaces() {
+            tracing::warn!(
+                namespace = %ns,
+                "a bare API token is its own namespace name, as in the original function; \
+                 prefer `name:token` so the token can be rotated without losing memories"
+            );
+        }
+        let store = open_store(&settings)?;
+        let listener = TcpListener::bind((settings.host(), settings.port))?;
+        let address = listener.local_addr()?;
+        let state = web::Data::new(AppState {
+            store,
+            timezone: settings.timezone,
+            max_summary_chars: settings.max_summary_chars as usize,
+        });
+        let server = serve(
+            listener,
+            state,
+            web::Data::new(tokens),
+            web::Data::new(TraceProject(settings.google_cloud_project.clone())),
+        )?;
+        tracing::info!(address = %address, store = ?settings.store, "listening");
+        Ok(Self {
+            server,
+            address,
+            local_token,
+        })
+    }
+
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    pub fn local_token(&self) -> Option<&LocalToken> {
+        self.local_token.as_ref()
+    }
+
+    /// Serves until SIGTERM or SIGINT, then lets in-flight requests finish.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
+
+fn tokens(settings: &Settings) -> Result<(Tokens, Option<LocalToken>), StartupError> {
+    if let Some(spec) = &settings.api_tokens {
+        return Ok((Tokens::parse(spec).map_err(StartupError::Config)?, None));
+    }
+    if settings.on_cloud_run() {
+        return Err(StartupError::Config(
+            "API_TOKENS is not set. On Cloud Run kioku needs at least one token: \
+             set API_TOKENS (name:token, comma-separated) from Secret Manager."
+                .into(),
+        ));
+    }
+    let path = settings.data_dir.join("api_token");
+    let (token, created) = auth::local_token(&path)?;
+    let spec = format!("{}:{token}", auth::LOCAL_NAMESPACE);
+    let tokens = Tokens::parse(&spec).map_err(StartupError::Config)?;
+    Ok((
+        tokens,
+        Some(LocalToken {
+            token,
+            path,
+            created,
+        }),
+    ))
+}
+
+fn open_store(settings: &Settings) -> Result<Arc<dyn MemoryStore>, StartupError> {
+    let limit = settings.store_timeout();
+    Ok(match settings.store {
+        // Lock waits end before the call's limit, so a write refused for a lock is refused
+        // for certain, and not left to land after the caller was told 503.
+        StoreKind::Sqlite => {
+            let store = SqliteStore::open(&settings.sqlite_path(), limit * 3 / 4)?;
+            Arc::new(Bounded::new(store, limit))
+        }
+    })
+}
+
+fn serve(
+    listener: TcpListener,
+    state: web::Data<AppState>,
+    tokens: web::Data<Tokens>,
+    trace_project: web::Data<TraceProject>,
+) -> std::io::Result<Server> {
+    let body_limit = json_body_limit(state.max_summary_chars);
+    let server = HttpServer::new(move || {
+        App::new()
+            .wrap(from_fn(telemetry::request_log))
+            .app_data(state.clone())
+            .app_data(tokens.clone())
+            .app_data(trace_project.clone())
+            .app_data(web::QueryConfig::default().error_handler(query_error))
+            .app_data(
+                web::JsonConfig::default()
+                    .limit(body_limit)
+                    .error_handler(move |err, _| json_error(err, body_limit).into()),
+            )
+            .route("/", web::get().to(routes::memory_get))
+            .route("/", web::post().to(routes::memory_post))
+            .route("/healthz", web::get().to(routes::healthz))
+            .route("/readyz", web::get().to(routes::readyz))
+            .default_service(web::to(routes::not_found))
+    })
+    .listen(listener)?
+    .shutdown_timeout(SHUTDOWN_GRACE_SECS)
+    .run();
+    Ok(server)
+}
+
+fn query_error(err: QueryPayloadError, _: &actix_web::HttpRequest) -> actix_web::Error {
+    ApiError::MalformedQuery(err.to_string()).into()
+}
+
+fn json_error(err: JsonPayloadError, limit: usize) -> ApiError {
+    match err {
+        JsonPayloadError::ContentType => ApiError::UnsupportedMediaType,
+        JsonPayloadError::Overflow { .. } | JsonPayloadError::OverflowKnownLength { .. } => {
+            ApiError::BodyTooLarge(limit)
+        }
+        other => ApiError::MalformedJson(other.to_string()),
+    }
+}

@@ -1,0 +1,42 @@
+//! Where memories live. Every backend implements [`MemoryStore`]; the conformance suite in
+//! `tests/` holds each to the same behaviour.
+
+mod bounded;
+mod sqlite;
+
+use async_trait::async_trait;
+
+use crate::domain::{Entry, Namespace, Thread, ThreadId};
+
+pub use bounded::Bounded;
+pub use sqlite::SqliteStore;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("the store did not answer within {0} s")]
+    Timeout(u64),
+    #[error("the store failed: {0}")]
+    Unavailable(String),
+}
+
+#[async_trait]
+pub trait MemoryStore: Send + Sync {
+    /// Appends `entry` to the thread, creating the thread if it is new. Concurrent saves,
+    /// to one thread or many, all land.
+    async fn save(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        entry: &Entry,
+    ) -> Result<(), StoreError>;
+
+    /// How many threads the namespace holds.
+    async fn count(&self, ns: &Namespace) -> Result<u64, StoreError>;
+
+    /// Every thread of the namespace, most recently saved first, each with its entries
+    /// oldest first.
+    async fn load(&self, ns: &Namespace) -> Result<Vec<Thread>, StoreError>;
+
+    /// Succeeds when the store can serve requests.
+    async fn ping(&self) -> Result<(), StoreError>;
+}

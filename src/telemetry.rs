@@ -1,0 +1,164 @@
+//! Logs: readable text locally, or one JSON object per line in the shape Cloud Logging reads
+//! (<https://cloud.google.com/logging/docs/structured-logging>). Never a token or a summary.
+
+use std::fmt;
+use std::io::IsTerminal;
+use std::time::Instant;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::middleware::Next;
+use actix_web::{HttpMessage, web};
+use serde_json::{Map, Value};
+use tracing::field::{Field, Visit};
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
+use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::{EnvFilter, fmt as subscriber_fmt};
+
+use crate::config::LogFormat;
+use crate::domain::Namespace;
+
+/// Event fields named `httpRequest.<key>` are gathered into Cloud Logging's `httpRequest`.
+const HTTP_REQUEST_PREFIX: &str = "httpRequest.";
+/// Cloud Logging links an entry to its trace through this field.
+const TRACE_FIELD: &str = "logging.googleapis.com/trace";
+
+/// Installs the global subscriber. `RUST_LOG` adjusts levels (default `info`).
+pub fn init(format: LogFormat) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = subscriber_fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::stdout().is_terminal());
+    // A second call (as in tests that start several apps) keeps the first subscriber.
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.event_format(CloudLogging).try_init(),
+    };
+}
+
+/// Where the project id for trace links comes from, set once at start-up.
+#[derive(Clone, Default)]
+pub struct TraceProject(pub Option<String>);
+
+/// Logs one line per request: method, path without the query (it carries summaries),
+/// status, latency, namespace label and trace.
+pub async fn request_log(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let started = Instant::now();
+    let method = req.method().to_string();
+    let path = req.path().to_owned();
+    let trace = trace_field(&req);
+    let response = next.call(req).await?;
+    let status = response.status().as_u16();
+    let namespace = response
+        .request()
+        .extensions()
+        .get::<Namespace>()
+        .map(|ns| ns.label().to_owned());
+    tracing::info!(
+        httpRequest.requestMethod = %method,
+        httpRequest.requestUrl = %path,
+        httpRequest.status = status,
+        httpRequest.latency = %format!("{:.6}s", started.elapsed().as_secs_f64()),
+        namespace = namespace.as_deref().unwrap_or("-"),
+        trace = trace.as_deref(),
+        "{method} {path} {status}"
+    );
+    Ok(response)
+}
+
+/// `projects/<project>/traces/<id>` from `X-Cloud-Trace-Context: <id>/<span>;o=1`.
+fn trace_field(req: &ServiceRequest) -> Option<String> {
+    let header = req.headers().get("x-cloud-trace-context")?.to_str().ok()?;
+    let id = header.split(['/', ';']).next()?;
+    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let project = req.app_data::<web::Data<TraceProject>>()?.0.clone();
+    Some(match project {
+        Some(project) => format!("projects/{project}/traces/{id}"),
+        None => id.to_owned(),
+    })
+}
+
+/// The JSON line format.
+struct CloudLogging;
+
+impl<S, N> FormatEvent<S, N> for CloudLogging
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        _: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
+        let meta = event.metadata();
+        let mut fields = JsonFields::default();
+        event.record(&mut fields);
+        let mut line = Map::new();
+        line.insert("severity".into(), severity(*meta.level()).into());
+        line.insert("time".into(), chrono::Utc::now().to_rfc3339().into());
+        line.insert("target".into(), meta.target().into());
+        if !fields.http_request.is_empty() {
+            line.insert("httpRequest".into(), fields.http_request.into());
+        }
+        for (key, value) in fields.other {
+            let key = if key == "trace" {
+                TRACE_FIELD.into()
+            } else {
+                key
+            };
+            line.insert(key, value);
+        }
+        writeln!(writer, "{}", Value::Object(line))
+    }
+}
+
+fn severity(level: Level) -> &'static str {
+    match level {
+        Level::ERROR => "ERROR",
+        Level::WARN => "WARNING",
+        Level::INFO => "INFO",
+        Level::DEBUG | Level::TRACE => "DEBUG",
+    }
+}
+
+#[derive(Default)]
+struct JsonFields {
+    http_request: Map<String, Value>,
+    other: Map<String, Value>,
+}
+
+impl JsonFields {
+    fn put(&mut self, field: &Field, value: Value) {
+        match field.name().strip_prefix(HTTP_REQUEST_PREFIX) {
+            Some(key) => self.http_request.insert(key.into(), value),
+            None => self.other.insert(field.name().into(), value),
+        };
+    }
+}
+
+impl Visit for JsonFields {
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.put(field, format!("{value:?}").into());
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.put(field, value.into());
+    }
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.put(field, value.into());
+    }
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.put(field, value.into());
+    }
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.put(field, value.into());
+    }
+}

@@ -1,0 +1,207 @@
+//! Bad input: a clear 4xx JSON error that says what to change, and nothing stored.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::helpers::{ALICE, data_file, error_json, spawn_app, spawn_app_with};
+
+async fn assert_nothing_stored(app: &crate::helpers::TestApp) {
+    assert_eq!(
+        app.load(ALICE).await,
+        json!({"status": "empty", "count": 0, "data": {}})
+    );
+}
+
+#[tokio::test]
+async fn bad_query_parameters_are_refused_with_what_to_change() {
+    let app = spawn_app().await;
+    let long_id = "字".repeat(257);
+    let too_long = "あ".repeat(5_001);
+    let cases: &[(&[(&str, &str)], &str)] = &[
+        (&[], "missing_mode"),
+        (&[("mode", "")], "missing_mode"),
+        (&[("mode", "delete")], "unknown_mode"),
+        (&[("mode", "SAVE")], "unknown_mode"),
+        (&[("mode", "save")], "missing_summary"),
+        (&[("mode", "save"), ("summary", "")], "blank_summary"),
+        (
+            &[("mode", "save"), ("summary", " \n\t\u{3000}")],
+            "blank_summary",
+        ),
+        (
+            &[("mode", "save"), ("summary", "a\0b")],
+            "summary_control_character",
+        ),
+        (
+            &[("mode", "save"), ("summary", "a\u{1b}[31m")],
+            "summary_control_character",
+        ),
+        (
+            &[("mode", "save"), ("summary", &too_long)],
+            "summary_too_long",
+        ),
+        (
+            &[("mode", "save"), ("summary", "x"), ("thread_id", "a/b")],
+            "invalid_thread_id",
+        ),
+        (
+            &[("mode", "save"), ("summary", "x"), ("thread_id", "..")],
+            "invalid_thread_id",
+        ),
+        (
+            &[("mode", "save"), ("summary", "x"), ("thread_id", ".")],
+            "invalid_thread_id",
+        ),
+        (
+            &[
+                ("mode", "save"),
+                ("summary", "x"),
+                ("thread_id", "__name__"),
+            ],
+            "invalid_thread_id",
+        ),
+        (
+            &[("mode", "save"), ("summary", "x"), ("thread_id", " ")],
+            "invalid_thread_id",
+        ),
+        (
+            &[("mode", "save"), ("summary", "x"), ("thread_id", "a\nb")],
+            "invalid_thread_id",
+        ),
+        (
+            &[("mode", "save"), ("summary", "x"), ("thread_id", &long_id)],
+            "invalid_thread_id",
+        ),
+        (
+            &[("mode", "save"), ("summary", "x"), ("summary", "y")],
+            "malformed_query",
+        ),
+        (
+            &[("mode", "save"), ("mode", "load"), ("summary", "x")],
+            "malformed_query",
+        ),
+    ];
+    for (query, code) in cases {
+        let response = app.get(Some(ALICE), query).send().await.unwrap();
+        error_json(response, 400, code).await;
+    }
+    assert_nothing_stored(&app).await;
+}
+
+#[tokio::test]
+async fn an_over_long_summary_names_the_limit() {
+    let app = spawn_app_with(|s| s.max_summary_chars = 1_000).await;
+    let response = app
+        .get(
+            Some(ALICE),
+            &[("mode", "save"), ("summary", &"要".repeat(1_001))],
+        )
+        .send()
+        .await
+        .unwrap();
+    let body = error_json(response, 400, "summary_too_long").await;
+    assert_eq!(body["limit"], 1_000);
+    assert!(body["message"].as_str().unwrap().contains("1000"), "{body}");
+    assert_nothing_stored(&app).await;
+}
+
+#[tokio::test]
+async fn bad_json_bodies_are_refused() {
+    let app = spawn_app().await;
+    let post = |body: &'static str, content_type: &'static str| {
+        app.client
+            .post(&app.base)
+            .bearer_auth(ALICE)
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+    };
+    let cases = [
+        (
+            r#"{"mode":"save""#,
+            "application/json",
+            400,
+            "malformed_json",
+        ),
+        (r#"["save"]"#, "application/json", 400, "malformed_json"),
+        (
+            r#"{"mode":"save","summary":42}"#,
+            "application/json",
+            400,
+            "malformed_json",
+        ),
+        (
+            r#"{"mode":"save","summary":"x","thread_id":{"a":1}}"#,
+            "application/json",
+            400,
+            "malformed_json",
+        ),
+        (
+            r#"{"mode":"save","summary":"x"}"#,
+            "text/plain",
+            415,
+            "unsupported_media_type",
+        ),
+        (
+            r#"{"mode":"save","summary":"a\u0000b"}"#,
+            "application/json",
+            400,
+            "summary_control_character",
+        ),
+        (
+            r#"{"mode":"save","summary":"x","thread_id":"a/b"}"#,
+            "application/json",
+            400,
+            "invalid_thread_id",
+        ),
+        (
+            r#"{"summary":"x"}"#,
+            "application/json",
+            400,
+            "missing_mode",
+        ),
+    ];
+    for (body, content_type, status, code) in cases {
+        error_json(post(body, content_type).await.unwrap(), status, code).await;
+    }
+    let huge = json!({"mode": "save", "summary": "x".repeat(1_000_000)});
+    let response = app.post(Some(ALICE), &huge).send().await.unwrap();
+    error_json(response, 413, "body_too_large").await;
+    assert_nothing_stored(&app).await;
+}
+
+/// Another connection holds the database's write lock: saves are answered 503 with
+/// Retry-After within the time limit, store nothing, and work again once the lock is gone.
+#[tokio::test]
+async fn a_locked_store_answers_503_promptly_and_recovers() {
+    let app = spawn_app_with(|s| s.store_timeout_secs = 1).await;
+    let locker = rusqlite::Connection::open(data_file(&app.data_dir)).unwrap();
+    locker.execute_batch("BEGIN EXCLUSIVE").unwrap();
+
+    let started = Instant::now();
+    let response = app
+        .get(Some(ALICE), &[("mode", "save"), ("summary", "during lock")])
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(response.headers()["retry-after"], "5");
+    let body: Value = error_json(response, 503, "store_unavailable").await;
+    assert!(
+        !body["message"].as_str().unwrap().contains("locked"),
+        "internals stay in the log"
+    );
+
+    locker.execute_batch("COMMIT").unwrap();
+    let saved = app.save(ALICE, None, "after lock").await;
+    assert_eq!(saved["count"], 1);
+    assert_eq!(
+        crate::helpers::summaries(&app.load(ALICE).await),
+        ["after lock"]
+    );
+}

@@ -1,0 +1,248 @@
+//! Starts kioku for a test: in this process through the same `Application` that `main` uses
+//! ([`spawn_app`]), or as the real binary when a test must signal or kill it ([`Process`]).
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use kioku::config::{Settings, StoreKind};
+use kioku::startup::Application;
+use reqwest::{RequestBuilder, Response};
+use serde_json::Value;
+use tempfile::TempDir;
+
+pub const ALICE: &str = "tok-alice-0123456789";
+pub const ALICE_ROTATED: &str = "tok-alice-rotated-9876";
+pub const BOB: &str = "tok-bob-0123456789";
+pub const BARE: &str = "tok-bare-seed-style";
+
+pub fn api_tokens() -> String {
+    format!("alice:{ALICE},alice:{ALICE_ROTATED},bob:{BOB},{BARE}")
+}
+
+pub fn settings(data_dir: &Path) -> Settings {
+    Settings {
+        port: 0,
+        host: None,
+        api_tokens: Some(api_tokens()),
+        store: StoreKind::Sqlite,
+        data_dir: data_dir.to_owned(),
+        timezone: chrono_tz::Asia::Tokyo,
+        max_summary_chars: 5_000,
+        store_timeout_secs: 8,
+        log_format: None,
+        k_service: None,
+        google_cloud_project: None,
+    }
+}
+
+pub struct TestApp {
+    pub base: String,
+    pub data_dir: TempDir,
+    pub client: reqwest::Client,
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+pub async fn spawn_app_with(customize: impl FnOnce(&mut Settings)) -> TestApp {
+    let data_dir = tempfile::tempdir().unwrap();
+    let mut settings = settings(data_dir.path());
+    customize(&mut settings);
+    let app = Application::build(settings).await.expect("the app starts");
+    let base = format!("http://{}", app.address());
+    tokio::spawn(app.run_until_stopped());
+    TestApp {
+        base,
+        data_dir,
+        client: reqwest::Client::new(),
+    }
+}
+
+impl TestApp {
+    pub fn get(&self, token: Option<&str>, query: &[(&str, &str)]) -> RequestBuilder {
+        authorize(self.client.get(&self.base).query(query), token)
+    }
+
+    pub fn post(&self, token: Option<&str>, body: &Value) -> RequestBuilder {
+        authorize(self.client.post(&self.base).json(body), token)
+    }
+
+    pub fn path(&self, path: &str) -> RequestBuilder {
+        self.client.get(format!("{}{path}", self.base))
+    }
+
+    /// Saves and returns the 200 response's body.
+    pub async fn save(&self, token: &str, thread_id: Option<&str>, summary: &str) -> Value {
+        let mut query = vec![("mode", "save"), ("summary", summary)];
+        query.extend(thread_id.map(|id| ("thread_id", id)));
+        ok_json(self.get(Some(token), &query).send().await.unwrap()).await
+    }
+
+    pub async fn load(&self, token: &str) -> Value {
+        ok_json(
+            self.get(Some(token), &[("mode", "load")])
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await
+    }
+}
+
+pub fn authorize(request: RequestBuilder, token: Option<&str>) -> RequestBuilder {
+    match token {
+        Some(token) => request.bearer_auth(token),
+        None => request,
+    }
+}
+
+pub async fn ok_json(response: Response) -> Value {
+    let status = response.status();
+    let body = response.text().await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+/// The JSON error body, after checking its status and shape.
+pub async fn error_json(response: Response, status: u16, code: &str) -> Value {
+    assert_eq!(response.status(), status);
+    let content_type = response.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        content_type.starts_with("application/json"),
+        "{content_type}"
+    );
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["status"], "error", "{body}");
+    assert_eq!(body["code"], code, "{body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| m.len() > 10),
+        "{body}"
+    );
+    body
+}
+
+/// The summaries of every thread, in the order loaded.
+pub fn summaries(load: &Value) -> Vec<String> {
+    load["data"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|entries| entries.as_array().unwrap())
+        .map(|e| e["summary"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The kioku binary, running with JSON logs; its output is kept for inspection.
+pub struct Process {
+    child: Child,
+    pub address: SocketAddr,
+    pub output: Arc<Mutex<Vec<String>>>,
+}
+
+impl Process {
+    /// Starts the binary with only `env` in its environment and waits for its "listening"
+    /// line. Returns the exit status instead if it stops before listening.
+    pub fn start(
+        data_dir: &Path,
+        env: &[(&str, &str)],
+    ) -> Result<Self, (std::process::ExitStatus, Vec<String>)> {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kioku"))
+            .env_clear()
+            .env("PORT", "0")
+            .env("KIOKU_LOG_FORMAT", "json")
+            .env("KIOKU_DATA_DIR", data_dir)
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let output = Arc::new(Mutex::new(Vec::new()));
+        let (listening, address) = mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        collect_lines(stderr, Arc::clone(&output), None);
+        let reader = collect_lines(stdout, Arc::clone(&output), Some(listening));
+        match address.recv_timeout(Duration::from_secs(30)) {
+            Ok(address) => Ok(Self {
+                child,
+                address,
+                output,
+            }),
+            Err(_) => {
+                let status = child.wait().unwrap();
+                reader.join().unwrap();
+                let lines = output.lock().unwrap().clone();
+                Err((status, lines))
+            }
+        }
+    }
+
+    pub fn base(&self) -> String {
+        format!("http://127.0.0.1:{}", self.address.port())
+    }
+
+    pub fn kill(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        assert!(
+            Command::new("kill")
+                .args(["-TERM", &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        self.child.wait().unwrap()
+    }
+
+    pub fn log(&self) -> Vec<String> {
+        self.output.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Reads `stream` line by line into `output`; sends the listening address once it is logged.
+fn collect_lines(
+    stream: impl std::io::Read + Send + 'static,
+    output: Arc<Mutex<Vec<String>>>,
+    mut listening: Option<mpsc::Sender<SocketAddr>>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            if let Some(address) = listening_address(&line)
+                && let Some(tx) = listening.take()
+            {
+                let _ = tx.send(address);
+            }
+            output.lock().unwrap().push(line);
+        }
+    })
+}
+
+fn listening_address(line: &str) -> Option<SocketAddr> {
+    let json: Value = serde_json::from_str(line).ok()?;
+    (json["message"] == "listening").then(|| json["address"].as_str()?.parse().ok())?
+}
+
+pub fn data_file(dir: &TempDir) -> PathBuf {
+    dir.path().join("kioku.sqlite3")
+}

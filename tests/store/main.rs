@@ -1,0 +1,40 @@
+//! The conformance suite, run against every `MemoryStore` backend.
+
+mod conformance;
+
+mod sqlite {
+    use std::time::Duration;
+
+    use kioku::store::SqliteStore;
+    use tempfile::TempDir;
+
+    async fn open() -> (SqliteStore, TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let store =
+            SqliteStore::open(&dir.path().join("kioku.sqlite3"), Duration::from_secs(5)).unwrap();
+        (store, dir)
+    }
+
+    crate::conformance_suite!(open());
+
+    /// What was saved is still there when the file is opened again.
+    #[tokio::test]
+    async fn saves_outlive_the_connection() {
+        let (store, dir) = open().await;
+        let ns = crate::conformance::namespace();
+        let id = kioku::domain::ThreadId::parse("t").unwrap();
+        store
+            .save(&ns, &id, &crate::conformance::entry("kept", "ts"))
+            .await
+            .unwrap();
+        drop(store);
+        let reopened =
+            SqliteStore::open(&dir.path().join("kioku.sqlite3"), Duration::from_secs(5)).unwrap();
+        assert_eq!(
+            reopened.load(&ns).await.unwrap()[0].entries[0].summary,
+            "kept"
+        );
+    }
+
+    use kioku::store::MemoryStore;
+}
