@@ -44,9 +44,18 @@ pub struct Settings {
     #[arg(long, env = "API_TOKENS", hide_env_values = true, global = true)]
     pub api_tokens: Option<String>,
 
-    /// Where memories are stored.
-    #[arg(long, env = "KIOKU_STORE", value_enum, default_value_t = StoreKind::Sqlite, global = true)]
-    pub store: StoreKind,
+    /// Where memories are stored [default: sqlite, or firestore on Cloud Run]
+    #[arg(long, env = "KIOKU_STORE", value_enum, global = true)]
+    pub store: Option<StoreKind>,
+
+    /// Firestore database id.
+    #[arg(
+        long,
+        env = "FIRESTORE_DATABASE",
+        default_value = "(default)",
+        global = true
+    )]
+    pub firestore_database: String,
 
     /// Directory of the embedded store and the generated local token.
     #[arg(long, env = "KIOKU_DATA_DIR", default_value = "data", global = true)]
@@ -79,7 +88,8 @@ pub struct Settings {
     #[arg(long, env = "K_SERVICE", hide = true, global = true)]
     pub k_service: Option<String>,
 
-    /// Google Cloud project, used to link request logs to traces.
+    /// Google Cloud project of Firestore and of trace links [default: on Cloud Run, the
+    /// metadata server's]
     #[arg(long, env = "GOOGLE_CLOUD_PROJECT", global = true)]
     pub google_cloud_project: Option<String>,
 }
@@ -88,6 +98,8 @@ pub struct Settings {
 pub enum StoreKind {
     /// Embedded SQLite file in the data directory.
     Sqlite,
+    /// Google Cloud Firestore (honours FIRESTORE_EMULATOR_HOST).
+    Firestore,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -107,6 +119,14 @@ impl Settings {
             Ipv4Addr::UNSPECIFIED.into()
         } else {
             Ipv4Addr::LOCALHOST.into()
+        })
+    }
+
+    pub fn store(&self) -> StoreKind {
+        self.store.unwrap_or(if self.on_cloud_run() {
+            StoreKind::Firestore
+        } else {
+            StoreKind::Sqlite
         })
     }
 
@@ -142,9 +162,11 @@ mod tests {
         let local = parse(&[]);
         assert_eq!(local.host(), IpAddr::from(Ipv4Addr::LOCALHOST));
         assert_eq!(local.log_format(), LogFormat::Text);
+        assert_eq!(local.store(), StoreKind::Sqlite);
         let cloud = parse(&["--k-service", "kioku"]);
         assert_eq!(cloud.host(), IpAddr::from(Ipv4Addr::UNSPECIFIED));
         assert_eq!(cloud.log_format(), LogFormat::Json);
+        assert_eq!(cloud.store(), StoreKind::Firestore);
     }
 
     #[test]

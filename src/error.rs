@@ -32,8 +32,12 @@ pub enum ApiError {
     BodyTooLarge(usize),
     #[error("No such endpoint; memories are saved and loaded at `/`.")]
     NotFound,
+    #[error(
+        "This thread has reached the store's 1 MiB limit per thread; save to a new thread by leaving out thread_id."
+    )]
+    ThreadFull,
     #[error("Memory is unavailable right now; try again in a few seconds.")]
-    Store(#[from] StoreError),
+    Store(StoreError),
 }
 
 #[derive(Serialize)]
@@ -43,6 +47,15 @@ struct ErrorBody {
     message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     limit: Option<usize>,
+}
+
+impl From<StoreError> for ApiError {
+    fn from(err: StoreError) -> Self {
+        match err {
+            StoreError::DocumentTooLarge => Self::ThreadFull,
+            other => Self::Store(other),
+        }
+    }
 }
 
 impl ApiError {
@@ -65,6 +78,7 @@ impl ApiError {
             Self::UnsupportedMediaType => "unsupported_media_type",
             Self::BodyTooLarge(_) => "body_too_large",
             Self::NotFound => "not_found",
+            Self::ThreadFull => "thread_full",
             Self::Store(_) => "store_unavailable",
         }
     }
@@ -89,6 +103,7 @@ impl ResponseError for ApiError {
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::BodyTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::NotFound => StatusCode::NOT_FOUND,
+            Self::ThreadFull => StatusCode::CONFLICT,
             Self::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }

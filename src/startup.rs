@@ -13,7 +13,7 @@ use crate::auth::{self, Tokens};
 use crate::config::{Settings, StoreKind};
 use crate::error::ApiError;
 use crate::routes;
-use crate::store::{Bounded, MemoryStore, SqliteStore};
+use crate::store::{Bounded, FirestoreStore, MemoryStore, SqliteStore};
 use crate::telemetry::{self, TraceProject};
 
 /// Largest JSON body accepted: room for the longest summary at four UTF-8 bytes a character,
@@ -65,7 +65,7 @@ impl Application {
                  prefer `name:token` so the token can be rotated without losing memories"
             );
         }
-        let store = open_store(&settings)?;
+        let store = open_store(&settings).await?;
         let listener = TcpListener::bind((settings.host(), settings.port))?;
         let address = listener.local_addr()?;
         let state = web::Data::new(AppState {
@@ -79,7 +79,7 @@ impl Application {
             web::Data::new(tokens),
             web::Data::new(TraceProject(settings.google_cloud_project.clone())),
         )?;
-        tracing::info!(address = %address, store = ?settings.store, "listening");
+        tracing::info!(address = %address, store = ?settings.store(), "listening");
         Ok(Self {
             server,
             address,
@@ -126,13 +126,20 @@ fn tokens(settings: &Settings) -> Result<(Tokens, Option<LocalToken>), StartupEr
     ))
 }
 
-fn open_store(settings: &Settings) -> Result<Arc<dyn MemoryStore>, StartupError> {
+async fn open_store(settings: &Settings) -> Result<Arc<dyn MemoryStore>, StartupError> {
     let limit = settings.store_timeout();
-    Ok(match settings.store {
+    Ok(match settings.store() {
         // Lock waits end before the call's limit, so a write refused for a lock is refused
         // for certain, and not left to land after the caller was told 503.
         StoreKind::Sqlite => {
             let store = SqliteStore::open(&settings.sqlite_path(), limit * 3 / 4)?;
+            Arc::new(Bounded::new(store, limit))
+        }
+        // Each attempt gets a share of the limit, so a retry still fits within it.
+        StoreKind::Firestore => {
+            let project = settings.google_cloud_project.clone();
+            let store =
+                FirestoreStore::connect(project, &settings.firestore_database, limit / 3).await?;
             Arc::new(Bounded::new(store, limit))
         }
     })

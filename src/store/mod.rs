@@ -2,6 +2,7 @@
 //! `tests/` holds each to the same behaviour.
 
 mod bounded;
+mod firestore;
 mod sqlite;
 
 use async_trait::async_trait;
@@ -9,6 +10,7 @@ use async_trait::async_trait;
 use crate::domain::{Entry, Namespace, Thread, ThreadId};
 
 pub use bounded::Bounded;
+pub use firestore::FirestoreStore;
 pub use sqlite::SqliteStore;
 
 #[derive(Debug, thiserror::Error)]
@@ -17,6 +19,9 @@ pub enum StoreError {
     Timeout(u64),
     #[error("the store failed: {0}")]
     Unavailable(String),
+    /// The thread's document would pass Firestore's 1 MiB limit.
+    #[error("the thread is at the store's size limit")]
+    DocumentTooLarge,
 }
 
 #[async_trait]

@@ -29,7 +29,8 @@ pub fn settings(data_dir: &Path) -> Settings {
         port: 0,
         host: None,
         api_tokens: Some(api_tokens()),
-        store: StoreKind::Sqlite,
+        store: Some(StoreKind::Sqlite),
+        firestore_database: "(default)".into(),
         data_dir: data_dir.to_owned(),
         timezone: chrono_tz::Asia::Tokyo,
         max_summary_chars: 5_000,
@@ -245,4 +246,46 @@ fn listening_address(line: &str) -> Option<SocketAddr> {
 
 pub fn data_file(dir: &TempDir) -> PathBuf {
     dir.path().join("kioku.sqlite3")
+}
+
+/// A Firestore emulator of a test's own, for tests that stop it. `scripts/test` installs it.
+pub struct Emulator {
+    child: Child,
+    pub port: u16,
+}
+
+impl Emulator {
+    /// Starts on `port` (0: any free port) and waits for its `listening` line.
+    pub fn start(port: u16) -> Self {
+        let script =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/firestore-emulator/server.js");
+        let mut child = Command::new("node")
+            .arg(script)
+            .arg(port.to_string())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("node runs");
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let port = first
+            .trim()
+            .strip_prefix("listening 127.0.0.1:")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("the emulator did not start: {first:?}"));
+        Self { child, port }
+    }
+
+    pub fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

@@ -2,7 +2,10 @@
 
 mod auth;
 mod errors;
+mod firestore;
 mod health;
 mod helpers;
 mod memory;
+#[path = "../common/original.rs"]
+mod original;
 mod process;

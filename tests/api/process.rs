@@ -89,6 +89,7 @@ async fn cloud_run_logs_are_structured_and_hold_no_secrets() {
         ("API_TOKENS", tokens.as_str()),
         ("K_SERVICE", "kioku"),
         ("GOOGLE_CLOUD_PROJECT", "demo-project"),
+        ("KIOKU_STORE", "sqlite"),
     ];
     let server = Process::start(dir.path(), &env).unwrap();
     assert!(server.address.ip().is_unspecified(), "{}", server.address);

@@ -1,6 +1,9 @@
 //! The conformance suite, run against every `MemoryStore` backend.
 
 mod conformance;
+mod firestore;
+#[path = "../common/original.rs"]
+mod original;
 
 mod sqlite {
     use std::time::Duration;

@@ -1,0 +1,162 @@
+//! kioku on Firestore over HTTP: the original's data, the document limit, and outages.
+
+use std::time::{Duration, Instant};
+
+use kioku::config::StoreKind;
+use kioku::domain::{Entry, Namespace};
+use serde_json::{Value, json};
+
+use crate::helpers::{
+    ALICE, Emulator, Process, TestApp, api_tokens, error_json, ok_json, spawn_app_with,
+};
+use crate::original::{PROJECT, emulator_host, raw_db, write_as_original};
+
+async fn spawn_on_firestore(
+    extra_token: &str,
+    customize: impl FnOnce(&mut kioku::config::Settings),
+) -> TestApp {
+    emulator_host();
+    spawn_app_with(|s| {
+        s.store = Some(StoreKind::Firestore);
+        s.google_cloud_project = Some(PROJECT.into());
+        s.api_tokens = Some(format!("{},{extra_token}", api_tokens()));
+        customize(s);
+    })
+    .await
+}
+
+fn entry(summary: &str, timestamp: &str) -> Entry {
+    Entry {
+        summary: summary.into(),
+        timestamp: timestamp.into(),
+    }
+}
+
+/// A GPT moving from the original function keeps its bare token: kioku loads the memories the
+/// original wrote, as the original would return them, and saves where the original would.
+#[tokio::test]
+async fn a_namespace_written_by_the_original_loads_and_saves_as_the_original_would() {
+    let token = format!("seed-{}", uuid::Uuid::new_v4());
+    let ns = Namespace::bare_token(&token, 1).unwrap();
+    let db = raw_db().await;
+    let first = [
+        entry("初回", "2025-08-19T08:39:27.174624+09:00"),
+        entry("二回目", "2025-08-20T10:00:00+09:00"),
+    ];
+    let other = [entry("別スレッド", "2025-08-21T12:28:00+09:00")];
+    write_as_original(&db, &ns, "35b928b1-fe99-4467-a646-9f26996727c8", &first).await;
+    write_as_original(&db, &ns, "other", &other).await;
+    let app = spawn_on_firestore(&token, |_| {}).await;
+
+    let original_load = json!({
+        "status": "loaded",
+        "count": 2,
+        "data": {"35b928b1-fe99-4467-a646-9f26996727c8": first, "other": other},
+    });
+    assert_eq!(app.load(&token).await, original_load);
+
+    let saved = app
+        .save(
+            &token,
+            Some("35b928b1-fe99-4467-a646-9f26996727c8"),
+            "kiokuで追記",
+        )
+        .await;
+    assert_eq!(saved["count"], 2);
+    let loaded = app.load(&token).await;
+    let thread = loaded["data"]["35b928b1-fe99-4467-a646-9f26996727c8"]
+        .as_array()
+        .unwrap();
+    assert_eq!(thread.len(), 3);
+    assert_eq!(
+        thread[..2],
+        serde_json::to_value(&first).unwrap().as_array().unwrap()[..]
+    );
+    assert_eq!(
+        thread[2],
+        json!({"summary": "kiokuで追記", "timestamp": saved["timestamp"]})
+    );
+    let order: Vec<_> = loaded["data"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(
+        order,
+        ["35b928b1-fe99-4467-a646-9f26996727c8", "other"],
+        "the thread just saved comes first"
+    );
+}
+
+#[tokio::test]
+async fn a_thread_at_the_document_limit_answers_409_and_keeps_its_entries() {
+    let app = spawn_on_firestore("unused-token", |s| s.max_summary_chars = 100_000).await;
+    let thread = format!("big-{}", uuid::Uuid::new_v4());
+    let big = "記".repeat(100_000); // 300 KB in UTF-8
+    let body = json!({"mode": "save", "thread_id": thread, "summary": big});
+    for _ in 0..3 {
+        ok_json(app.post(Some(ALICE), &body).send().await.unwrap()).await;
+    }
+    let refused = app.post(Some(ALICE), &body).send().await.unwrap();
+    let error = error_json(refused, 409, "thread_full").await;
+    assert!(
+        error["message"].as_str().unwrap().contains("1 MiB"),
+        "{error}"
+    );
+    let loaded: Value = app.load(ALICE).await;
+    assert_eq!(loaded["data"][&thread].as_array().unwrap().len(), 3);
+}
+
+/// With Firestore down, requests get 503 JSON with Retry-After within the time limit and
+/// readiness fails; once it is back, kioku serves again without a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_outage_answers_503_promptly_and_heals_without_restart() {
+    let emulator = Emulator::start(0);
+    let port = emulator.port;
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = api_tokens();
+    let host = emulator.host();
+    let env = [
+        ("API_TOKENS", tokens.as_str()),
+        ("KIOKU_STORE", "firestore"),
+        ("GOOGLE_CLOUD_PROJECT", PROJECT),
+        ("FIRESTORE_EMULATOR_HOST", host.as_str()),
+    ];
+    let server = Process::start(dir.path(), &env).unwrap();
+    let client = reqwest::Client::new();
+    let save = |summary: &'static str| {
+        client
+            .get(server.base())
+            .bearer_auth(ALICE)
+            .query(&[("mode", "save"), ("thread_id", "t"), ("summary", summary)])
+            .send()
+    };
+    ok_json(save("before").await.unwrap()).await;
+
+    drop(emulator);
+    let started = Instant::now();
+    let response = save("during").await.unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(response.headers()["retry-after"], "5");
+    error_json(response, 503, "store_unavailable").await;
+    let ready = client
+        .get(format!("{}/readyz", server.base()))
+        .send()
+        .await
+        .unwrap();
+    error_json(ready, 503, "store_unavailable").await;
+
+    let _back = Emulator::start(port);
+    ok_json(save("after").await.unwrap()).await;
+    let ready = client
+        .get(format!("{}/readyz", server.base()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ready.status(), 200);
+}

@@ -1,0 +1,128 @@
+//! The Firestore store against the emulator `scripts/test` starts: the conformance suite, and
+//! compatibility with the documents the original function writes.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use firestore::gcloud_sdk::google::firestore::v1::value::ValueType;
+use kioku::domain::ThreadId;
+use kioku::store::{FirestoreStore, MemoryStore, StoreError};
+
+use crate::conformance::{entry, namespace};
+use crate::original::{PROJECT, emulator_host, raw_db, read_raw, string, write_as_original};
+
+async fn connect() -> (FirestoreStore, ()) {
+    emulator_host();
+    let store = FirestoreStore::connect(Some(PROJECT.into()), "(default)", Duration::from_secs(5))
+        .await
+        .unwrap();
+    (store, ())
+}
+
+crate::conformance_suite!(connect());
+
+#[tokio::test]
+async fn threads_written_by_the_original_load_unchanged_and_newest_first() {
+    let db = raw_db().await;
+    let (store, ()) = connect().await;
+    let ns = namespace();
+    let older = [
+        entry(
+            "PHPでAPIダンプツールを作成する相談",
+            "2025-08-19T08:39:27.174624+09:00",
+        ),
+        entry("続き", "2025-08-19T09:00:00.000001+09:00"),
+    ];
+    let newer = [entry("Qiita第3弾の記事公開", "2025-08-21T12:28:00+09:00")];
+    write_as_original(&db, &ns, "b-older", &older).await;
+    write_as_original(&db, &ns, "a-newer", &newer).await;
+
+    let threads = store.load(&ns).await.unwrap();
+    let ids: Vec<_> = threads.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["a-newer", "b-older"]);
+    assert_eq!(threads[0].entries, newer);
+    assert_eq!(threads[1].entries, older);
+    assert_eq!(store.count(&ns).await.unwrap(), 2);
+
+    // A kioku save into the original's thread appends and moves it to the front.
+    let added = entry("kioku から追記", "2025-09-01T10:00:00.000000+09:00");
+    store
+        .save(&ns, &ThreadId::parse("b-older").unwrap(), &added)
+        .await
+        .unwrap();
+    let threads = store.load(&ns).await.unwrap();
+    assert_eq!(threads[0].id, "b-older");
+    assert_eq!(
+        threads[0].entries,
+        [older[0].clone(), older[1].clone(), added]
+    );
+}
+
+/// What kioku writes, the original reads: `entries` holds maps of exactly `summary` and
+/// `timestamp`, both strings; kioku adds only `updated_at`, a timestamp.
+#[tokio::test]
+async fn documents_kioku_writes_have_the_original_shape() {
+    let db = raw_db().await;
+    let (store, ()) = connect().await;
+    let ns = namespace();
+    let id = ThreadId::parse("t").unwrap();
+    store
+        .save(&ns, &id, &entry("one", "2025-08-19T08:39:27.174624+09:00"))
+        .await
+        .unwrap();
+    store
+        .save(&ns, &id, &entry("two", "2025-08-19T08:40:00.000000+09:00"))
+        .await
+        .unwrap();
+
+    let doc = read_raw(&db, &ns, "t").await;
+    let mut fields: Vec<_> = doc.fields.keys().cloned().collect();
+    fields.sort();
+    assert_eq!(fields, ["entries", "updated_at"]);
+    assert!(matches!(
+        doc.fields["updated_at"].value_type,
+        Some(ValueType::TimestampValue(_))
+    ));
+    let Some(ValueType::ArrayValue(entries)) = &doc.fields["entries"].value_type else {
+        panic!("entries is an array: {doc:?}");
+    };
+    let expected = [
+        ("one", "2025-08-19T08:39:27.174624+09:00"),
+        ("two", "2025-08-19T08:40:00.000000+09:00"),
+    ];
+    assert_eq!(entries.values.len(), 2);
+    for (value, (summary, timestamp)) in entries.values.iter().zip(expected) {
+        let Some(ValueType::MapValue(map)) = &value.value_type else {
+            panic!("a map: {value:?}")
+        };
+        assert_eq!(
+            map.fields,
+            HashMap::from([
+                ("summary".into(), string(summary)),
+                ("timestamp".into(), string(timestamp))
+            ])
+        );
+    }
+}
+
+/// Firestore caps a document at 1 MiB: the save past it is refused, and the thread keeps what
+/// it had.
+#[tokio::test]
+async fn a_save_past_the_document_limit_is_refused_and_corrupts_nothing() {
+    let (store, ()) = connect().await;
+    let ns = namespace();
+    let id = ThreadId::parse("big").unwrap();
+    let big = |i: usize| {
+        entry(
+            &format!("{i}{}", "記".repeat(100_000)),
+            &format!("2025-01-01T00:00:0{i}.000000+09:00"),
+        )
+    };
+    for i in 0..3 {
+        store.save(&ns, &id, &big(i)).await.unwrap();
+    }
+    let err = store.save(&ns, &id, &big(3)).await.unwrap_err();
+    assert!(matches!(err, StoreError::DocumentTooLarge), "{err:?}");
+    let threads = store.load(&ns).await.unwrap();
+    assert_eq!(threads[0].entries, [big(0), big(1), big(2)]);
+}
