@@ -26,6 +26,17 @@ pub enum Command {
     Serve,
     /// Print a new random API token, for API_TOKENS.
     Token,
+    /// Print the OpenAPI schema a GPT Action imports.
+    Openapi {
+        #[arg(long, value_enum, default_value_t = SchemaFormat::Yaml)]
+        format: SchemaFormat,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaFormat {
+    Yaml,
+    Json,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -79,6 +90,16 @@ pub struct Settings {
     #[arg(long, env = "KIOKU_STORE_TIMEOUT_SECS", default_value_t = 8,
           value_parser = clap::value_parser!(u64).range(1..=60), global = true)]
     pub store_timeout_secs: u64,
+
+    /// The public URL in the OpenAPI schema's `servers` [default: from each request's
+    /// X-Forwarded-Proto and Host]
+    #[arg(long, env = "KIOKU_PUBLIC_URL", global = true)]
+    pub public_url: Option<String>,
+
+    /// List `POST /` in the schema too (GPT Actions accept POST only to a verified domain).
+    #[arg(long, env = "KIOKU_SCHEMA_POST", default_value_t = false, global = true,
+          action = clap::ArgAction::Set)]
+    pub schema_post: bool,
 
     /// Log format [default: text, or json on Cloud Run]
     #[arg(long, env = "KIOKU_LOG_FORMAT", value_enum, global = true)]

@@ -3,6 +3,7 @@
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
+use utoipa::ToSchema;
 
 use crate::auth::AuthError;
 use crate::domain::ValidationError;
@@ -32,6 +33,8 @@ pub enum ApiError {
     BodyTooLarge(usize),
     #[error("No such endpoint; memories are saved and loaded at `/`.")]
     NotFound,
+    #[error("`lang` must be `ja` or `en`.")]
+    UnknownLanguage,
     #[error(
         "This thread has reached the store's 1 MiB limit per thread; save to a new thread by leaving out thread_id."
     )]
@@ -40,13 +43,45 @@ pub enum ApiError {
     Store(StoreError),
 }
 
-#[derive(Serialize)]
-struct ErrorBody {
-    status: &'static str,
-    code: &'static str,
+/// Every error answer: `{"status":"error","code":…,"message":…}`.
+#[derive(Serialize, ToSchema)]
+pub struct ErrorBody {
+    status: ErrorStatus,
+    code: ErrorCode,
+    /// What went wrong and what to change, in one sentence.
     message: String,
+    /// The limit that was passed, where one was.
     #[serde(skip_serializing_if = "Option::is_none")]
     limit: Option<usize>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+enum ErrorStatus {
+    Error,
+}
+
+/// A stable, machine-readable name for each error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    MissingCredentials,
+    UnknownToken,
+    MissingMode,
+    UnknownMode,
+    MissingSummary,
+    BlankSummary,
+    SummaryTooLong,
+    SummaryControlCharacter,
+    InvalidThreadId,
+    MalformedQuery,
+    MalformedJson,
+    UnsupportedMediaType,
+    BodyTooLarge,
+    NotFound,
+    UnknownLanguage,
+    ThreadFull,
+    StoreUnavailable,
 }
 
 impl From<StoreError> for ApiError {
@@ -59,27 +94,27 @@ impl From<StoreError> for ApiError {
 }
 
 impl ApiError {
-    /// A stable, machine-readable name for the error.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            Self::Auth(AuthError::MissingCredentials) => "missing_credentials",
-            Self::Auth(AuthError::UnknownToken) => "unknown_token",
+            Self::Auth(AuthError::MissingCredentials) => ErrorCode::MissingCredentials,
+            Self::Auth(AuthError::UnknownToken) => ErrorCode::UnknownToken,
             Self::Validation(err) => match err {
-                ValidationError::MissingMode => "missing_mode",
-                ValidationError::UnknownMode => "unknown_mode",
-                ValidationError::MissingSummary => "missing_summary",
-                ValidationError::BlankSummary => "blank_summary",
-                ValidationError::SummaryTooLong { .. } => "summary_too_long",
-                ValidationError::SummaryControlCharacter(_) => "summary_control_character",
-                ValidationError::InvalidThreadId(_) => "invalid_thread_id",
+                ValidationError::MissingMode => ErrorCode::MissingMode,
+                ValidationError::UnknownMode => ErrorCode::UnknownMode,
+                ValidationError::MissingSummary => ErrorCode::MissingSummary,
+                ValidationError::BlankSummary => ErrorCode::BlankSummary,
+                ValidationError::SummaryTooLong { .. } => ErrorCode::SummaryTooLong,
+                ValidationError::SummaryControlCharacter(_) => ErrorCode::SummaryControlCharacter,
+                ValidationError::InvalidThreadId(_) => ErrorCode::InvalidThreadId,
             },
-            Self::MalformedQuery(_) => "malformed_query",
-            Self::MalformedJson(_) => "malformed_json",
-            Self::UnsupportedMediaType => "unsupported_media_type",
-            Self::BodyTooLarge(_) => "body_too_large",
-            Self::NotFound => "not_found",
-            Self::ThreadFull => "thread_full",
-            Self::Store(_) => "store_unavailable",
+            Self::MalformedQuery(_) => ErrorCode::MalformedQuery,
+            Self::MalformedJson(_) => ErrorCode::MalformedJson,
+            Self::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,
+            Self::BodyTooLarge(_) => ErrorCode::BodyTooLarge,
+            Self::NotFound => ErrorCode::NotFound,
+            Self::UnknownLanguage => ErrorCode::UnknownLanguage,
+            Self::ThreadFull => ErrorCode::ThreadFull,
+            Self::Store(_) => ErrorCode::StoreUnavailable,
         }
     }
 
@@ -97,9 +132,10 @@ impl ResponseError for ApiError {
         match self {
             Self::Auth(AuthError::MissingCredentials) => StatusCode::UNAUTHORIZED,
             Self::Auth(AuthError::UnknownToken) => StatusCode::FORBIDDEN,
-            Self::Validation(_) | Self::MalformedQuery(_) | Self::MalformedJson(_) => {
-                StatusCode::BAD_REQUEST
-            }
+            Self::Validation(_)
+            | Self::MalformedQuery(_)
+            | Self::MalformedJson(_)
+            | Self::UnknownLanguage => StatusCode::BAD_REQUEST,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::BodyTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::NotFound => StatusCode::NOT_FOUND,
@@ -122,7 +158,7 @@ impl ResponseError for ApiError {
             _ => {}
         }
         response.json(ErrorBody {
-            status: "error",
+            status: ErrorStatus::Error,
             code: self.code(),
             message: self.to_string(),
             limit: self.limit(),

@@ -1,7 +1,8 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use kioku::config::{Cli, Command};
+use kioku::config::{Cli, Command, SchemaFormat, Settings};
+use kioku::openapi::{self, SchemaOptions};
 use kioku::startup::{Application, LocalToken};
 use kioku::{auth, telemetry};
 
@@ -11,6 +12,10 @@ async fn main() -> ExitCode {
     match command.unwrap_or(Command::Serve) {
         Command::Token => {
             println!("{}", auth::generate_token());
+            ExitCode::SUCCESS
+        }
+        Command::Openapi { format } => {
+            print!("{}", schema(&settings, format));
             ExitCode::SUCCESS
         }
         Command::Serve => {
@@ -33,6 +38,22 @@ async fn main() -> ExitCode {
                 }
             }
         }
+    }
+}
+
+/// The schema for `settings`, with a placeholder server URL unless KIOKU_PUBLIC_URL is set.
+fn schema(settings: &Settings, format: SchemaFormat) -> String {
+    let doc = openapi::document(&SchemaOptions {
+        server_url: settings
+            .public_url
+            .as_deref()
+            .unwrap_or(openapi::PLACEHOLDER_URL),
+        include_post: settings.schema_post,
+        max_summary_chars: settings.max_summary_chars as usize,
+    });
+    match format {
+        SchemaFormat::Yaml => doc.to_yaml().expect("the schema serializes"),
+        SchemaFormat::Json => doc.to_pretty_json().expect("the schema serializes") + "\n",
     }
 }
 

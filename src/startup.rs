@@ -30,6 +30,8 @@ pub struct AppState {
     pub store: Arc<dyn MemoryStore>,
     pub timezone: Tz,
     pub max_summary_chars: usize,
+    pub public_url: Option<String>,
+    pub schema_post: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -72,6 +74,8 @@ impl Application {
             store,
             timezone: settings.timezone,
             max_summary_chars: settings.max_summary_chars as usize,
+            public_url: settings.public_url.clone(),
+            schema_post: settings.schema_post,
         });
         let server = serve(
             listener,
@@ -168,6 +172,9 @@ fn serve(
             .route("/", web::post().to(routes::memory_post))
             .route("/healthz", web::get().to(routes::healthz))
             .route("/readyz", web::get().to(routes::readyz))
+            .route("/openapi.json", web::get().to(routes::openapi_json))
+            .route("/openapi.yaml", web::get().to(routes::openapi_yaml))
+            .route("/prompt", web::get().to(routes::prompt))
             .default_service(web::to(routes::not_found))
     })
     .listen(listener)?

@@ -1,13 +1,16 @@
 use chrono::{SecondsFormat, Utc};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use super::Summary;
 
 /// One saved summary, with the field names and string timestamp of the original's layout.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Entry {
+    /// The text saved.
     pub summary: String,
+    /// When it was saved, RFC 3339 with the server's zone, e.g. `2025-08-19T08:39:27.174624+09:00`.
     pub timestamp: String,
 }
 

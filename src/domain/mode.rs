@@ -1,7 +1,10 @@
+use utoipa::ToSchema;
+
 use super::ValidationError;
 
-/// What a memory request asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a memory request asks for: `save` stores a summary, `load` returns saved ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ToSchema)]
+#[schema(rename_all = "lowercase")]
 pub enum Mode {
     Save,
     Load,

@@ -1,21 +1,52 @@
 use actix_web::{HttpResponse, web};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::Authenticated;
 use crate::domain::{Entry, Mode, Namespace, Summary, Thread, ThreadId};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorBody};
 use crate::startup::AppState;
 
 /// The original function's parameters, as a query string or a JSON body.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, IntoParams, ToSchema)]
+#[into_params(parameter_in = Query)]
 pub struct MemoryRequest {
+    /// `save` stores `summary` in the thread `thread_id`; `load` returns every saved thread.
+    #[param(value_type = Mode, required = true, inline)]
+    #[schema(value_type = Mode)]
     pub mode: Option<String>,
+    /// The thread to save to. Leave it out on the first save of a conversation: the answer
+    /// carries a new `thread_id` to send with every later save of the same conversation.
+    /// Ignored by `load`.
+    #[param(max_length = 256)]
+    #[schema(max_length = 256)]
     pub thread_id: Option<String>,
+    /// For `save`: the summary of the conversation to remember, plain text. Ignored by `load`.
     pub summary: Option<String>,
 }
 
 /// `GET /?mode=save|load&thread_id=…&summary=…`, the original's contract.
+#[utoipa::path(
+    get,
+    path = "/",
+    tag = "memory",
+    operation_id = "mngMemory",
+    summary = "Save or load the user's memories",
+    description = "mode=save stores a summary of this conversation under thread_id (leave it out the first time; reuse the one returned). mode=load returns every saved thread, most recent first, each with its summaries oldest first.",
+    params(MemoryRequest),
+    responses(
+        (status = 200, description = "Saved, or loaded", body = MemoryResponse),
+        (status = 400, description = "A parameter is missing or invalid; `message` says which and how to fix it", body = ErrorBody),
+        (status = 401, description = "No `Authorization: Bearer` token was sent", body = ErrorBody),
+        (status = 403, description = "The token is not known to this server", body = ErrorBody),
+        (status = 409, description = "The thread is full; save to a new thread by leaving out thread_id", body = ErrorBody),
+        (status = 503, description = "Memory is unavailable for a moment; retry after `Retry-After` seconds", body = ErrorBody,
+            headers(("Retry-After" = u32, description = "Seconds to wait before retrying"))),
+    ),
+    security(("bearer" = [])),
+    extensions(("x-openai-isConsequential" = json!(false))),
+)]
 pub async fn memory_get(
     Authenticated(ns): Authenticated,
     query: web::Query<MemoryRequest>,
@@ -25,6 +56,28 @@ pub async fn memory_get(
 }
 
 /// `POST /` with the same fields as JSON, for long summaries.
+#[utoipa::path(
+    post,
+    path = "/",
+    tag = "memory",
+    operation_id = "mngMemoryPost",
+    summary = "Save or load the user's memories (JSON body)",
+    description = "The same as mngMemory, with the parameters in a JSON body, for long summaries.",
+    request_body = MemoryRequest,
+    responses(
+        (status = 200, description = "Saved, or loaded", body = MemoryResponse),
+        (status = 400, description = "A field is missing or invalid, or the body is not JSON; `message` says how to fix it", body = ErrorBody),
+        (status = 401, description = "No `Authorization: Bearer` token was sent", body = ErrorBody),
+        (status = 403, description = "The token is not known to this server", body = ErrorBody),
+        (status = 409, description = "The thread is full; save to a new thread by leaving out thread_id", body = ErrorBody),
+        (status = 413, description = "The body is too large", body = ErrorBody),
+        (status = 415, description = "The body is not sent as application/json", body = ErrorBody),
+        (status = 503, description = "Memory is unavailable for a moment; retry after `Retry-After` seconds", body = ErrorBody,
+            headers(("Retry-After" = u32, description = "Seconds to wait before retrying"))),
+    ),
+    security(("bearer" = [])),
+    extensions(("x-openai-isConsequential" = json!(false))),
+)]
 pub async fn memory_post(
     Authenticated(ns): Authenticated,
     body: web::Json<MemoryRequest>,
@@ -38,17 +91,36 @@ async fn handle(
     ns: &Namespace,
     req: MemoryRequest,
 ) -> Result<HttpResponse, ApiError> {
-    match Mode::parse(req.mode.as_deref())? {
-        Mode::Save => save(app, ns, req).await,
-        Mode::Load => load(app, ns).await,
-    }
+    let response = match Mode::parse(req.mode.as_deref())? {
+        Mode::Save => save(app, ns, req).await?,
+        Mode::Load => load(app, ns).await?,
+    };
+    Ok(HttpResponse::Ok().json(response))
 }
 
-#[derive(Serialize)]
-struct Saved {
-    status: &'static str,
+/// What a save or a load answers.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum MemoryResponse {
+    Saved(Saved),
+    Loaded(Loaded),
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SaveStatus {
+    Saved,
+}
+
+/// The summary was saved.
+#[derive(Serialize, ToSchema)]
+pub struct Saved {
+    status: SaveStatus,
+    /// How many threads this memory holds now.
     count: u64,
+    /// The thread saved to; send it with later saves of this conversation.
     thread_id: String,
+    /// When the summary was saved.
     timestamp: String,
 }
 
@@ -56,25 +128,38 @@ async fn save(
     app: &AppState,
     ns: &Namespace,
     req: MemoryRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<MemoryResponse, ApiError> {
     let summary = Summary::parse(req.summary, app.max_summary_chars)?;
     let thread = ThreadId::parse_or_new(req.thread_id.as_deref())?;
     let entry = Entry::now(summary, app.timezone);
     app.store.save(ns, &thread, &entry).await?;
     let count = app.store.count(ns).await?;
     tracing::info!(namespace = %ns, thread_id = thread.as_str(), chars = entry.summary.chars().count(), "saved");
-    Ok(HttpResponse::Ok().json(Saved {
-        status: "saved",
+    Ok(MemoryResponse::Saved(Saved {
+        status: SaveStatus::Saved,
         count,
         thread_id: thread.as_str().to_owned(),
         timestamp: entry.timestamp,
     }))
 }
 
-#[derive(Serialize)]
-struct Loaded {
-    status: &'static str,
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LoadStatus {
+    Loaded,
+    Empty,
+}
+
+/// Every saved thread.
+#[derive(Serialize, ToSchema)]
+pub struct Loaded {
+    /// `empty` when nothing is saved yet.
+    status: LoadStatus,
+    /// How many threads `data` holds.
     count: usize,
+    /// Each thread's summaries, oldest first, keyed by thread id; the most recently saved
+    /// thread comes first.
+    #[schema(value_type = std::collections::HashMap<String, Vec<Entry>>)]
     data: ThreadMap,
 }
 
@@ -91,13 +176,13 @@ impl Serialize for ThreadMap {
     }
 }
 
-async fn load(app: &AppState, ns: &Namespace) -> Result<HttpResponse, ApiError> {
+async fn load(app: &AppState, ns: &Namespace) -> Result<MemoryResponse, ApiError> {
     let threads = app.store.load(ns).await?;
-    Ok(HttpResponse::Ok().json(Loaded {
+    Ok(MemoryResponse::Loaded(Loaded {
         status: if threads.is_empty() {
-            "empty"
+            LoadStatus::Empty
         } else {
-            "loaded"
+            LoadStatus::Loaded
         },
         count: threads.len(),
         data: ThreadMap(threads),

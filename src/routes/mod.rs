@@ -1,8 +1,10 @@
 //! Thin HTTP handlers: read the request, validate into domain types, call the store.
 
+mod docs;
 mod health;
-mod memory;
+pub mod memory;
 
+pub use docs::{openapi_json, openapi_yaml, prompt};
 pub use health::{healthz, readyz};
 pub use memory::{MemoryRequest, memory_get, memory_post};
 

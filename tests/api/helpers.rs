@@ -35,6 +35,8 @@ pub fn settings(data_dir: &Path) -> Settings {
         timezone: chrono_tz::Asia::Tokyo,
         max_summary_chars: 5_000,
         store_timeout_secs: 8,
+        public_url: None,
+        schema_post: false,
         log_format: None,
         k_service: None,
         google_cloud_project: None,

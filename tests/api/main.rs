@@ -9,3 +9,4 @@ mod memory;
 #[path = "../common/original.rs"]
 mod original;
 mod process;
+mod schema;

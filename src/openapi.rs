@@ -1,0 +1,85 @@
+//! The OpenAPI 3.1 document a GPT Action imports, generated from the handlers.
+
+use utoipa::openapi::schema::Schema;
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::openapi::server::Server;
+use utoipa::openapi::{OpenApi as Document, RefOr};
+use utoipa::{Modify, OpenApi};
+
+use crate::routes;
+
+/// The server URL of the committed `openapi/openapi.yaml`, for the user to replace.
+pub const PLACEHOLDER_URL: &str = "https://your-kioku-service.example.com";
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "kioku",
+        description = "Memory for this GPT that outlives the chat: save a summary of the conversation, load saved summaries in a later one.",
+    ),
+    paths(routes::memory::memory_get, routes::memory::memory_post),
+    modifiers(&BearerAuth),
+)]
+struct ApiDoc;
+
+/// GPT Actions send the API key the user enters as `Authorization: Bearer <key>`.
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, doc: &mut Document) {
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+        );
+    }
+}
+
+/// How a served document differs from one server to another.
+pub struct SchemaOptions<'a> {
+    /// The one URL in `servers`.
+    pub server_url: &'a str,
+    /// List `POST /`: GPT Actions refuse POST to a domain that is not verified.
+    pub include_post: bool,
+    /// The summary length limit, shown as `maxLength`.
+    pub max_summary_chars: usize,
+}
+
+pub fn document(options: &SchemaOptions) -> Document {
+    let mut doc = ApiDoc::openapi();
+    doc.info.version = env!("CARGO_PKG_VERSION").into();
+    doc.servers = Some(vec![Server::new(options.server_url)]);
+    let memory = doc
+        .paths
+        .paths
+        .get_mut("/")
+        .expect("the memory path is documented");
+    if !options.include_post {
+        memory.post = None;
+        if let Some(components) = doc.components.as_mut() {
+            components.schemas.remove("MemoryRequest");
+        }
+    }
+    let query_summary = memory
+        .get
+        .iter_mut()
+        .flat_map(|get| get.parameters.iter_mut().flatten())
+        .filter_map(|parameter| match parameter {
+            RefOr::T(parameter) if parameter.name == "summary" => parameter.schema.as_mut(),
+            _ => None,
+        });
+    let body_summary = doc
+        .components
+        .iter_mut()
+        .filter_map(|components| components.schemas.get_mut("MemoryRequest"))
+        .filter_map(|request| match request {
+            RefOr::T(Schema::Object(request)) => request.properties.get_mut("summary"),
+            _ => None,
+        });
+    for summary in query_summary.chain(body_summary) {
+        if let RefOr::T(Schema::Object(summary)) = summary {
+            summary.max_length = Some(options.max_summary_chars);
+        }
+    }
+    doc
+}

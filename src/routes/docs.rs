@@ -1,0 +1,58 @@
+//! What a GPT builder pastes into the GPT editor: the OpenAPI schema and the instructions.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde::Deserialize;
+
+use crate::error::ApiError;
+use crate::openapi::{self, SchemaOptions};
+use crate::startup::AppState;
+
+const PROMPT_JA: &str = include_str!("../../prompts/system_prompt.ja.md");
+const PROMPT_EN: &str = include_str!("../../prompts/system_prompt.en.md");
+
+/// The schema, for this server's public URL.
+fn schema(req: &HttpRequest, app: &AppState) -> utoipa::openapi::OpenApi {
+    let derived;
+    let server_url = match &app.public_url {
+        Some(url) => url.as_str(),
+        None => {
+            // Cloud Run forwards the client's scheme and host; actix reads them.
+            let info = req.connection_info();
+            derived = format!("{}://{}", info.scheme(), info.host());
+            &derived
+        }
+    };
+    openapi::document(&SchemaOptions {
+        server_url,
+        include_post: app.schema_post,
+        max_summary_chars: app.max_summary_chars,
+    })
+}
+
+pub async fn openapi_json(req: HttpRequest, app: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok().json(schema(&req, &app))
+}
+
+pub async fn openapi_yaml(req: HttpRequest, app: web::Data<AppState>) -> HttpResponse {
+    let yaml = schema(&req, &app).to_yaml().expect("the schema serializes");
+    HttpResponse::Ok()
+        .content_type("application/yaml; charset=utf-8")
+        .body(yaml)
+}
+
+#[derive(Deserialize)]
+pub struct PromptQuery {
+    lang: Option<String>,
+}
+
+/// Sample instructions for the GPT, Japanese by default.
+pub async fn prompt(query: web::Query<PromptQuery>) -> Result<HttpResponse, ApiError> {
+    let text = match query.lang.as_deref() {
+        None | Some("ja") => PROMPT_JA,
+        Some("en") => PROMPT_EN,
+        Some(_) => return Err(ApiError::UnknownLanguage),
+    };
+    Ok(HttpResponse::Ok()
+        .content_type("text/markdown; charset=utf-8")
+        .body(text))
+}
