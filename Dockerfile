@@ -1,0 +1,27 @@
+# kioku's container image: a release build on Debian 12, run on distroless as non-root.
+# Built by cloudbuild.yaml; scripts/check-release builds the binary with the same command.
+
+ARG RUST_VERSION=1.95
+
+# cargo-chef splits the build so that dependencies, which change rarely, are a cached layer of
+# their own and a code-only change recompiles only kioku.
+FROM rust:${RUST_VERSION}-bookworm AS chef
+RUN cargo install cargo-chef --locked --version 0.1.78
+WORKDIR /app
+
+FROM chef AS planner
+COPY . .
+RUN cargo chef prepare --recipe-path recipe.json
+
+FROM chef AS builder
+COPY --from=planner /app/recipe.json recipe.json
+RUN cargo chef cook --release --locked --recipe-path recipe.json --bin kioku
+COPY . .
+RUN cargo build --release --locked --bin kioku
+
+# glibc and libgcc, a user `nonroot` (uid 65532), CA certificates and nothing else.
+FROM gcr.io/distroless/cc-debian12:nonroot AS runtime
+COPY --from=builder /app/target/release/kioku /usr/local/bin/kioku
+USER 65532:65532
+EXPOSE 8080
+ENTRYPOINT ["/usr/local/bin/kioku"]

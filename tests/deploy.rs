@@ -1,0 +1,225 @@
+//! The deployment files, checked without a Docker engine: what the image is built from and
+//! runs as, and what Cloud Build deploys with.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use yaml_serde::Value;
+
+fn read(file: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap()
+}
+
+/// The Dockerfile's instructions, continuation lines joined and comments dropped.
+fn instructions() -> Vec<(String, String)> {
+    read("Dockerfile")
+        .replace("\\\n", " ")
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let (keyword, rest) = line.split_once(' ').unwrap_or((line, ""));
+            (keyword.to_uppercase(), rest.trim().to_owned())
+        })
+        .collect()
+}
+
+/// The instructions of the last stage.
+fn runtime_stage() -> Vec<(String, String)> {
+    let all = instructions();
+    let last_from = all.iter().rposition(|(k, _)| k == "FROM").unwrap();
+    all[last_from..].to_vec()
+}
+
+#[test]
+fn the_image_is_multi_stage_with_a_cached_dependency_layer() {
+    let all = instructions();
+    let stages = all.iter().filter(|(k, _)| k == "FROM").count();
+    assert!(stages >= 3, "builder stages and a runtime stage: {stages}");
+    let runs: Vec<_> = all
+        .iter()
+        .filter(|(k, _)| k == "RUN")
+        .map(|(_, r)| r.as_str())
+        .collect();
+    let cook = runs
+        .iter()
+        .position(|r| r.starts_with("cargo chef cook --release"));
+    let build = runs
+        .iter()
+        .position(|r| r.starts_with("cargo build --release"));
+    assert!(
+        cook.is_some() && cook < build,
+        "dependencies are cooked before the build: {runs:?}"
+    );
+}
+
+#[test]
+fn the_runtime_is_minimal_and_runs_as_non_root() {
+    let runtime = runtime_stage();
+    let base = &runtime[0].1;
+    assert!(base.starts_with("gcr.io/distroless/"), "{base}");
+    let user = runtime
+        .iter()
+        .rfind(|(k, _)| k == "USER")
+        .map(|(_, u)| u.as_str());
+    assert!(
+        matches!(user, Some(u) if !u.starts_with("root") && !u.starts_with('0')),
+        "{user:?}"
+    );
+    let copies: Vec<_> = runtime
+        .iter()
+        .filter(|(k, _)| k == "COPY" || k == "ADD")
+        .map(|(_, c)| c.as_str())
+        .collect();
+    assert_eq!(
+        copies,
+        ["--from=builder /app/target/release/kioku /usr/local/bin/kioku"],
+        "only the binary"
+    );
+    assert!(
+        runtime
+            .iter()
+            .any(|(k, v)| k == "ENTRYPOINT" && v.contains("/usr/local/bin/kioku"))
+    );
+}
+
+#[test]
+fn no_secret_is_baked_into_the_image() {
+    for (keyword, rest) in instructions() {
+        if keyword == "ENV" || keyword == "ARG" || keyword == "LABEL" {
+            let upper = rest.to_uppercase();
+            for word in ["TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "KEY"] {
+                assert!(!upper.contains(word), "{keyword} {rest}");
+            }
+        }
+    }
+    let ignored: BTreeSet<_> = read(".dockerignore")
+        .lines()
+        .map(str::trim)
+        .map(str::to_owned)
+        .collect();
+    for path in ["target/", "data/", "node_modules/", ".git/"] {
+        assert!(ignored.contains(path), ".dockerignore lacks {path}");
+    }
+}
+
+/// hadolint, installed by scripts/test from PyPI (Debian does not package it), finds nothing.
+#[test]
+fn hadolint_passes() {
+    let hadolint = std::env::var("KIOKU_HADOLINT")
+        .expect("KIOKU_HADOLINT is set: run the tests with scripts/test");
+    let output = Command::new(hadolint)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Dockerfile"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn cloudbuild() -> Value {
+    yaml_serde::from_str(&read("cloudbuild.yaml")).unwrap()
+}
+
+fn deploy_args(build: &Value) -> Vec<String> {
+    let steps = build["steps"].as_sequence().unwrap();
+    let deploy = steps
+        .iter()
+        .find(|s| s["entrypoint"] == "gcloud")
+        .expect("a gcloud step");
+    let args: Vec<String> = deploy["args"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(args[..2], ["run", "deploy"]);
+    args
+}
+
+/// `${_NAME}` references in `text`; Cloud Build's own variables are not user substitutions.
+fn substitutions_used(text: &str) -> BTreeSet<String> {
+    text.split("${")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}'))
+        .map(|(name, _)| name.to_owned())
+        .filter(|n| n.starts_with('_'))
+        .collect()
+}
+
+#[test]
+fn every_substitution_used_is_declared_with_a_default() {
+    let build = cloudbuild();
+    let declared: BTreeSet<String> = build["substitutions"]
+        .as_mapping()
+        .unwrap()
+        .iter()
+        .map(|(name, value)| {
+            assert!(
+                value.as_str().is_some_and(|v| !v.is_empty()),
+                "{name:?} has a default"
+            );
+            name.as_str().unwrap().to_owned()
+        })
+        .collect();
+    let used = substitutions_used(&read("cloudbuild.yaml"));
+    let undeclared: Vec<_> = used.difference(&declared).collect();
+    assert!(
+        undeclared.is_empty(),
+        "used but not declared: {undeclared:?}"
+    );
+    for needed in ["_REGION", "_REPOSITORY", "_SERVICE", "_SECRET"] {
+        assert!(declared.contains(needed), "{needed}");
+    }
+    assert_eq!(
+        build["options"]["dynamicSubstitutions"], true,
+        "_IMAGE refers to other substitutions"
+    );
+}
+
+#[test]
+fn the_service_is_deployed_as_the_guide_says() {
+    let build = cloudbuild();
+    let text = read("cloudbuild.yaml");
+    assert!(
+        text.contains("docker buildx build --push") && text.contains("docker.pkg.dev"),
+        "pushed to Artifact Registry"
+    );
+    let args = deploy_args(&build);
+    let has = |flag: &str| {
+        args.iter()
+            .any(|a| a == flag || a.starts_with(&format!("{flag}=")))
+    };
+    let value = |flag: &str| {
+        args.iter()
+            .find_map(|a| a.strip_prefix(&format!("{flag}=")))
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        value("--set-secrets"),
+        "API_TOKENS=${_SECRET}:latest",
+        "tokens come from Secret Manager"
+    );
+    let env = value("--set-env-vars");
+    assert!(
+        env.split(',').any(|kv| kv == "KIOKU_STORE=firestore"),
+        "{env}"
+    );
+    assert!(
+        !env.contains("API_TOKENS"),
+        "API_TOKENS never as a plain variable"
+    );
+    assert!(
+        value("--service-account").starts_with("${_RUNTIME_SERVICE_ACCOUNT}@"),
+        "a dedicated runtime identity"
+    );
+    assert!(has("--allow-unauthenticated"));
+    assert_eq!(value("--min-instances"), "0");
+    for flag in ["--memory", "--concurrency", "--region", "--image"] {
+        assert!(has(flag), "{flag}");
+    }
+}
