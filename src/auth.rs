@@ -11,6 +11,8 @@ use sha2::{Digest, Sha256};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 use crate::domain::Namespace;
+use crate::error::ApiError;
+use crate::limits::RateLimit;
 
 /// Why a request was not let in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -118,27 +120,36 @@ pub fn local_token(path: &Path) -> io::Result<(String, bool)> {
     Ok((token, true))
 }
 
-/// The namespace of an authenticated request. Extracting it is what authenticates.
+/// The namespace of an authenticated request, within its rate limit. Extracting it is what
+/// authenticates.
 #[derive(Debug, Clone)]
 pub struct Authenticated(pub Namespace);
 
 impl FromRequest for Authenticated {
-    type Error = crate::error::ApiError;
+    type Error = ApiError;
     type Future = Ready<Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let tokens = req
             .app_data::<web::Data<Tokens>>()
             .expect("Tokens are registered as app data");
+        let rate_limit = req
+            .app_data::<web::Data<RateLimit>>()
+            .expect("the rate limit is registered as app data");
         let result = bearer_token(req)
             .ok_or(AuthError::MissingCredentials)
             .and_then(|token| tokens.authenticate(token).ok_or(AuthError::UnknownToken))
-            .map(|ns| {
+            .map_err(ApiError::from)
+            .and_then(|ns| {
                 // The request log reads it back.
                 req.extensions_mut().insert(ns.clone());
-                Self(ns.clone())
+                // Every authenticated request counts against its namespace.
+                rate_limit
+                    .check(ns)
+                    .map_err(|wait| ApiError::RateLimited(wait.as_secs() + 1))?;
+                Ok(Self(ns.clone()))
             });
-        ready(result.map_err(Into::into))
+        ready(result)
     }
 }
 

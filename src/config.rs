@@ -86,6 +86,10 @@ pub struct Settings {
           value_parser = clap::value_parser!(u32).range(1..=1_000_000), global = true)]
     pub max_summary_chars: u32,
 
+    /// Requests a minute one namespace may make; 0 turns the limit off.
+    #[arg(long, env = "KIOKU_RATE_LIMIT", default_value_t = 120, global = true)]
+    pub rate_limit: u32,
+
     /// Seconds a store call may take before the request is answered 503.
     #[arg(long, env = "KIOKU_STORE_TIMEOUT_SECS", default_value_t = 8,
           value_parser = clap::value_parser!(u64).range(1..=60), global = true)]

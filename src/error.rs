@@ -33,8 +33,16 @@ pub enum ApiError {
     BodyTooLarge(usize),
     #[error("No such endpoint; memories are saved and loaded at `/`.")]
     NotFound,
+    #[error("`/` takes GET (or POST with a JSON body).")]
+    MethodNotAllowed,
     #[error("`lang` must be `ja` or `en`.")]
     UnknownLanguage,
+    #[error("The request target is longer than {0} bytes; send long summaries with POST.")]
+    UriTooLong(usize),
+    #[error("The request headers are larger than {0} bytes; send shorter headers.")]
+    HeadersTooLarge(usize),
+    #[error("Too many requests for this memory; try again in {0} seconds.")]
+    RateLimited(u64),
     #[error(
         "This thread has reached the store's 1 MiB limit per thread; save to a new thread by leaving out thread_id."
     )]
@@ -79,7 +87,11 @@ pub enum ErrorCode {
     UnsupportedMediaType,
     BodyTooLarge,
     NotFound,
+    MethodNotAllowed,
     UnknownLanguage,
+    UriTooLong,
+    HeadersTooLarge,
+    RateLimited,
     ThreadFull,
     StoreUnavailable,
 }
@@ -112,7 +124,11 @@ impl ApiError {
             Self::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,
             Self::BodyTooLarge(_) => ErrorCode::BodyTooLarge,
             Self::NotFound => ErrorCode::NotFound,
+            Self::MethodNotAllowed => ErrorCode::MethodNotAllowed,
             Self::UnknownLanguage => ErrorCode::UnknownLanguage,
+            Self::UriTooLong(_) => ErrorCode::UriTooLong,
+            Self::HeadersTooLarge(_) => ErrorCode::HeadersTooLarge,
+            Self::RateLimited(_) => ErrorCode::RateLimited,
             Self::ThreadFull => ErrorCode::ThreadFull,
             Self::Store(_) => ErrorCode::StoreUnavailable,
         }
@@ -121,7 +137,9 @@ impl ApiError {
     fn limit(&self) -> Option<usize> {
         match self {
             Self::Validation(ValidationError::SummaryTooLong { limit, .. }) => Some(*limit),
-            Self::BodyTooLarge(limit) => Some(*limit),
+            Self::BodyTooLarge(limit) | Self::UriTooLong(limit) | Self::HeadersTooLarge(limit) => {
+                Some(*limit)
+            }
             _ => None,
         }
     }
@@ -139,6 +157,10 @@ impl ResponseError for ApiError {
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::BodyTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::NotFound => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::UriTooLong(_) => StatusCode::URI_TOO_LONG,
+            Self::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            Self::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::ThreadFull => StatusCode::CONFLICT,
             Self::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
@@ -154,6 +176,12 @@ impl ResponseError for ApiError {
                 // The cause is for operators; the caller gets the generic message.
                 tracing::error!(error = %cause, "store call failed");
                 response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECS));
+            }
+            Self::RateLimited(secs) => {
+                response.insert_header((header::RETRY_AFTER, *secs));
+            }
+            Self::MethodNotAllowed => {
+                response.insert_header((header::ALLOW, "GET, POST"));
             }
             _ => {}
         }

@@ -4,6 +4,7 @@ pub mod auth;
 pub mod config;
 pub mod domain;
 pub mod error;
+pub mod limits;
 pub mod openapi;
 pub mod routes;
 pub mod startup;

@@ -4,7 +4,7 @@ use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 
 use actix_web::dev::Server;
-use actix_web::error::{JsonPayloadError, QueryPayloadError};
+use actix_web::error::JsonPayloadError;
 use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 use chrono_tz::Tz;
@@ -12,6 +12,7 @@ use chrono_tz::Tz;
 use crate::auth::{self, Tokens};
 use crate::config::{Settings, StoreKind};
 use crate::error::ApiError;
+use crate::limits::{self, RateLimit};
 use crate::routes;
 use crate::store::{Bounded, FirestoreStore, MemoryStore, SqliteStore};
 use crate::telemetry::{self, TraceProject};
@@ -81,6 +82,7 @@ impl Application {
             listener,
             state,
             web::Data::new(tokens),
+            web::Data::new(RateLimit::per_minute(settings.rate_limit)),
             web::Data::new(TraceProject(settings.google_cloud_project.clone())),
         )?;
         tracing::info!(address = %address, store = ?settings.store(), "listening");
@@ -153,23 +155,29 @@ fn serve(
     listener: TcpListener,
     state: web::Data<AppState>,
     tokens: web::Data<Tokens>,
+    rate_limit: web::Data<RateLimit>,
     trace_project: web::Data<TraceProject>,
 ) -> std::io::Result<Server> {
     let body_limit = json_body_limit(state.max_summary_chars);
     let server = HttpServer::new(move || {
         App::new()
+            .wrap(from_fn(limits::request_size))
             .wrap(from_fn(telemetry::request_log))
             .app_data(state.clone())
             .app_data(tokens.clone())
+            .app_data(rate_limit.clone())
             .app_data(trace_project.clone())
-            .app_data(web::QueryConfig::default().error_handler(query_error))
             .app_data(
                 web::JsonConfig::default()
                     .limit(body_limit)
                     .error_handler(move |err, _| json_error(err, body_limit).into()),
             )
-            .route("/", web::get().to(routes::memory_get))
-            .route("/", web::post().to(routes::memory_post))
+            .service(
+                web::resource("/")
+                    .route(web::get().to(routes::memory_get))
+                    .route(web::post().to(routes::memory_post))
+                    .default_service(web::to(routes::method_not_allowed)),
+            )
             .route("/healthz", web::get().to(routes::healthz))
             .route("/readyz", web::get().to(routes::readyz))
             .route("/openapi.json", web::get().to(routes::openapi_json))
@@ -181,10 +189,6 @@ fn serve(
     .shutdown_timeout(SHUTDOWN_GRACE_SECS)
     .run();
     Ok(server)
-}
-
-fn query_error(err: QueryPayloadError, _: &actix_web::HttpRequest) -> actix_web::Error {
-    ApiError::MalformedQuery(err.to_string()).into()
 }
 
 fn json_error(err: JsonPayloadError, limit: usize) -> ApiError {

@@ -7,6 +7,8 @@ use crate::error::ApiError;
 use crate::openapi::{self, SchemaOptions};
 use crate::startup::AppState;
 
+use super::strict_query::StrictQuery;
+
 const PROMPT_JA: &str = include_str!("../../prompts/system_prompt.ja.md");
 const PROMPT_EN: &str = include_str!("../../prompts/system_prompt.en.md");
 
@@ -46,7 +48,9 @@ pub struct PromptQuery {
 }
 
 /// Sample instructions for the GPT, Japanese by default.
-pub async fn prompt(query: web::Query<PromptQuery>) -> Result<HttpResponse, ApiError> {
+pub async fn prompt(
+    StrictQuery(query): StrictQuery<PromptQuery>,
+) -> Result<HttpResponse, ApiError> {
     let text = match query.lang.as_deref() {
         None | Some("ja") => PROMPT_JA,
         Some("en") => PROMPT_EN,

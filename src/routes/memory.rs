@@ -1,12 +1,14 @@
 use actix_web::{HttpResponse, web};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use utoipa::{IntoParams, IntoResponses, ToSchema};
 
 use crate::auth::Authenticated;
 use crate::domain::{Entry, Mode, Namespace, Summary, Thread, ThreadId};
 use crate::error::{ApiError, ErrorBody};
 use crate::startup::AppState;
+
+use super::strict_query::StrictQuery;
 
 /// The original function's parameters, as a query string or a JSON body.
 #[derive(Debug, Default, Deserialize, IntoParams, ToSchema)]
@@ -37,22 +39,17 @@ pub struct MemoryRequest {
     params(MemoryRequest),
     responses(
         (status = 200, description = "Saved, or loaded", body = MemoryResponse),
-        (status = 400, description = "A parameter is missing or invalid; `message` says which and how to fix it", body = ErrorBody),
-        (status = 401, description = "No `Authorization: Bearer` token was sent", body = ErrorBody),
-        (status = 403, description = "The token is not known to this server", body = ErrorBody),
-        (status = 409, description = "The thread is full; save to a new thread by leaving out thread_id", body = ErrorBody),
-        (status = 503, description = "Memory is unavailable for a moment; retry after `Retry-After` seconds", body = ErrorBody,
-            headers(("Retry-After" = u32, description = "Seconds to wait before retrying"))),
+        MemoryErrors,
     ),
     security(("bearer" = [])),
     extensions(("x-openai-isConsequential" = json!(false))),
 )]
 pub async fn memory_get(
     Authenticated(ns): Authenticated,
-    query: web::Query<MemoryRequest>,
+    StrictQuery(query): StrictQuery<MemoryRequest>,
     app: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    handle(&app, &ns, query.into_inner()).await
+    handle(&app, &ns, query).await
 }
 
 /// `POST /` with the same fields as JSON, for long summaries.
@@ -66,14 +63,9 @@ pub async fn memory_get(
     request_body = MemoryRequest,
     responses(
         (status = 200, description = "Saved, or loaded", body = MemoryResponse),
-        (status = 400, description = "A field is missing or invalid, or the body is not JSON; `message` says how to fix it", body = ErrorBody),
-        (status = 401, description = "No `Authorization: Bearer` token was sent", body = ErrorBody),
-        (status = 403, description = "The token is not known to this server", body = ErrorBody),
-        (status = 409, description = "The thread is full; save to a new thread by leaving out thread_id", body = ErrorBody),
         (status = 413, description = "The body is too large", body = ErrorBody),
         (status = 415, description = "The body is not sent as application/json", body = ErrorBody),
-        (status = 503, description = "Memory is unavailable for a moment; retry after `Retry-After` seconds", body = ErrorBody,
-            headers(("Retry-After" = u32, description = "Seconds to wait before retrying"))),
+        MemoryErrors,
     ),
     security(("bearer" = [])),
     extensions(("x-openai-isConsequential" = json!(false))),
@@ -96,6 +88,36 @@ async fn handle(
         Mode::Load => load(app, ns).await?,
     };
     Ok(HttpResponse::Ok().json(response))
+}
+
+/// The errors both memory operations answer; each body is an [`ErrorBody`].
+#[derive(IntoResponses)]
+#[allow(dead_code)] // documentation only: ApiError builds the real answers
+enum MemoryErrors {
+    /// A parameter is missing or invalid; `message` says which and how to fix it
+    #[response(status = 400)]
+    BadRequest(ErrorBody),
+    /// No `Authorization: Bearer` token was sent
+    #[response(status = 401)]
+    Unauthorized(ErrorBody),
+    /// The token is not known to this server
+    #[response(status = 403)]
+    Forbidden(ErrorBody),
+    /// The thread is full; save to a new thread by leaving out thread_id
+    #[response(status = 409)]
+    ThreadFull(ErrorBody),
+    /// The request target is too long; send long summaries with POST
+    #[response(status = 414)]
+    UriTooLong(ErrorBody),
+    /// Too many requests; retry after `Retry-After` seconds
+    #[response(status = 429, headers(("Retry-After" = u32, description = "Seconds to wait before retrying")))]
+    TooManyRequests(ErrorBody),
+    /// The request headers are too large
+    #[response(status = 431)]
+    HeadersTooLarge(ErrorBody),
+    /// Memory is unavailable for a moment; retry after `Retry-After` seconds
+    #[response(status = 503, headers(("Retry-After" = u32, description = "Seconds to wait before retrying")))]
+    Unavailable(ErrorBody),
 }
 
 /// What a save or a load answers.

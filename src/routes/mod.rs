@@ -3,6 +3,7 @@
 mod docs;
 mod health;
 pub mod memory;
+mod strict_query;
 
 pub use docs::{openapi_json, openapi_yaml, prompt};
 pub use health::{healthz, readyz};
@@ -12,4 +13,8 @@ use crate::error::ApiError;
 
 pub async fn not_found() -> Result<actix_web::HttpResponse, ApiError> {
     Err(ApiError::NotFound)
+}
+
+pub async fn method_not_allowed() -> Result<actix_web::HttpResponse, ApiError> {
+    Err(ApiError::MethodNotAllowed)
 }

@@ -160,3 +160,9 @@ async fn an_outage_answers_503_promptly_and_heals_without_restart() {
         .unwrap();
     assert_eq!(ready.status(), 200);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_hundred_concurrent_saves_on_firestore() {
+    let app = spawn_on_firestore("unused-token", |_| {}).await;
+    crate::hostile::five_hundred_concurrent_saves_land_exactly(&app).await;
+}

@@ -35,6 +35,7 @@ pub fn settings(data_dir: &Path) -> Settings {
         timezone: chrono_tz::Asia::Tokyo,
         max_summary_chars: 5_000,
         store_timeout_secs: 8,
+        rate_limit: 0,
         public_url: None,
         schema_post: false,
         log_format: None,
@@ -181,6 +182,7 @@ impl Process {
                 output,
             }),
             Err(_) => {
+                let _ = child.kill();
                 let status = child.wait().unwrap();
                 reader.join().unwrap();
                 let lines = output.lock().unwrap().clone();
@@ -241,9 +243,20 @@ fn collect_lines(
     })
 }
 
+/// The address of the "listening" line, in the JSON or the text log format.
 fn listening_address(line: &str) -> Option<SocketAddr> {
-    let json: Value = serde_json::from_str(line).ok()?;
-    (json["message"] == "listening").then(|| json["address"].as_str()?.parse().ok())?
+    match serde_json::from_str::<Value>(line) {
+        Ok(json) => {
+            (json["message"] == "listening").then(|| json["address"].as_str()?.parse().ok())?
+        }
+        Err(_) => line
+            .split_once(" listening address=")?
+            .1
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok(),
+    }
 }
 
 pub fn data_file(dir: &TempDir) -> PathBuf {

@@ -5,8 +5,10 @@ mod errors;
 mod firestore;
 mod health;
 mod helpers;
+mod hostile;
 mod memory;
 #[path = "../common/original.rs"]
 mod original;
 mod process;
 mod schema;
+mod schemathesis;
