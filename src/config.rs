@@ -90,6 +90,11 @@ pub struct Settings {
     #[arg(long, env = "KIOKU_RATE_LIMIT", default_value_t = 120, global = true)]
     pub rate_limit: u32,
 
+    /// Most characters of JSON a load answers with; GPT Actions refuse answers of 100,000.
+    #[arg(long, env = "KIOKU_LOAD_BUDGET_CHARS", default_value_t = 90_000,
+          value_parser = clap::value_parser!(u32).range(1_000..), global = true)]
+    pub load_budget_chars: u32,
+
     /// Seconds a store call may take before the request is answered 503.
     #[arg(long, env = "KIOKU_STORE_TIMEOUT_SECS", default_value_t = 8,
           value_parser = clap::value_parser!(u64).range(1..=60), global = true)]

@@ -31,6 +31,7 @@ pub struct AppState {
     pub store: Arc<dyn MemoryStore>,
     pub timezone: Tz,
     pub max_summary_chars: usize,
+    pub load_budget_chars: usize,
     pub public_url: Option<String>,
     pub schema_post: bool,
 }
@@ -75,6 +76,7 @@ impl Application {
             store,
             timezone: settings.timezone,
             max_summary_chars: settings.max_summary_chars as usize,
+            load_budget_chars: settings.load_budget_chars as usize,
             public_url: settings.public_url.clone(),
             schema_post: settings.schema_post,
         });

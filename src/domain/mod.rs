@@ -4,12 +4,19 @@
 mod entry;
 mod mode;
 mod namespace;
+mod page;
+mod search;
 mod summary;
 mod thread_id;
 
 pub use entry::{Entry, Thread};
 pub use mode::Mode;
 pub use namespace::Namespace;
+pub use page::{
+    Filter, Found, Located, Lookup, Omitted, Page, PageBuilder, Results, SearchCursor, micros,
+    parse_instant, search,
+};
+pub use search::{Query, fold};
 pub use summary::Summary;
 pub use thread_id::ThreadId;
 
@@ -36,6 +43,11 @@ pub enum ValidationError {
         "`thread_id` {0}. Send the thread_id a previous save returned, or omit it to start a new thread."
     )]
     InvalidThreadId(&'static str),
+    #[error("`{name}` must be {expected}.")]
+    InvalidFilter {
+        name: &'static str,
+        expected: &'static str,
+    },
 }
 
 /// The longest thread id accepted, in characters.

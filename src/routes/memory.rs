@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, IntoResponses, ToSchema};
 
 use crate::auth::Authenticated;
-use crate::domain::{Entry, Mode, Namespace, Summary, Thread, ThreadId};
+use crate::domain::{Entry, Found, Lookup, Mode, Namespace, Summary, Thread, ThreadId, search};
 use crate::error::{ApiError, ErrorBody};
 use crate::startup::AppState;
 
@@ -18,14 +18,22 @@ pub struct MemoryRequest {
     #[param(value_type = Mode, required = true, inline)]
     #[schema(value_type = Mode)]
     pub mode: Option<String>,
-    /// The thread to save to. Leave it out on the first save of a conversation: the answer
-    /// carries a new `thread_id` to send with every later save of the same conversation.
-    /// Ignored by `load`.
+    /// `save`: the thread to save to; leave it out on the first save of a conversation and
+    /// send the returned `thread_id` with every later save of it. `load`: only this thread.
     #[param(max_length = 256)]
     #[schema(max_length = 256)]
     pub thread_id: Option<String>,
-    /// For `save`: the summary of the conversation to remember, plain text. Ignored by `load`.
+    /// `save`: the summary of the conversation to remember, plain text.
     pub summary: Option<String>,
+    /// `load`: keyword search. Returns the saved summaries holding every word (any script, no
+    /// need to split Japanese; width and case do not matter), most matches first.
+    pub q: Option<String>,
+    /// `load`: only summaries saved at or after this time (RFC 3339, or YYYY-MM-DD).
+    pub since: Option<String>,
+    /// `load`: the `next_before` of a truncated answer, to get what it left out.
+    pub before: Option<String>,
+    /// `load`: at most this many threads (most recently saved), or results with `q`.
+    pub limit: Option<String>,
 }
 
 /// `GET /?mode=save|load&thread_id=…&summary=…`, the original's contract.
@@ -85,7 +93,7 @@ async fn handle(
 ) -> Result<HttpResponse, ApiError> {
     let response = match Mode::parse(req.mode.as_deref())? {
         Mode::Save => save(app, ns, req).await?,
-        Mode::Load => load(app, ns).await?,
+        Mode::Load => load(app, ns, req).await?,
     };
     Ok(HttpResponse::Ok().json(response))
 }
@@ -126,6 +134,7 @@ enum MemoryErrors {
 pub enum MemoryResponse {
     Saved(Saved),
     Loaded(Loaded),
+    Searched(Searched),
 }
 
 #[derive(Serialize, ToSchema)]
@@ -172,10 +181,10 @@ pub enum LoadStatus {
     Empty,
 }
 
-/// Every saved thread.
+/// Saved threads, within the answer's size budget.
 #[derive(Serialize, ToSchema)]
 pub struct Loaded {
-    /// `empty` when nothing is saved yet.
+    /// `empty` when nothing (that the filters admit) is saved.
     status: LoadStatus,
     /// How many threads `data` holds.
     count: usize,
@@ -183,6 +192,55 @@ pub struct Loaded {
     /// thread comes first.
     #[schema(value_type = std::collections::HashMap<String, Vec<Entry>>)]
     data: ThreadMap,
+    #[serde(flatten)]
+    truncation: Truncation,
+}
+
+/// Present only when the answer's size budget left summaries out.
+#[derive(Serialize, ToSchema)]
+pub struct Truncation {
+    /// `true`: more is saved than this answer holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncated: Option<bool>,
+    /// Summaries left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    omitted_entries: Option<u64>,
+    /// Threads left out entirely.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    omitted_threads: Option<u64>,
+    /// Send as `before` (with the same other parameters) to get the older summaries; or narrow
+    /// the load with `q` or `thread_id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_before: Option<String>,
+}
+
+impl Truncation {
+    fn new(omitted: Option<(u64, Option<u64>)>, next_before: Option<String>) -> Self {
+        Self {
+            truncated: omitted.map(|_| true),
+            omitted_entries: omitted.map(|(entries, _)| entries),
+            omitted_threads: omitted.and_then(|(_, threads)| threads),
+            next_before,
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchStatus {
+    Found,
+    Empty,
+}
+
+/// Summaries holding every word of `q`, most matches first, then most recent.
+#[derive(Serialize, ToSchema)]
+pub struct Searched {
+    status: SearchStatus,
+    /// How many results `results` holds.
+    count: usize,
+    results: Vec<Found>,
+    #[serde(flatten)]
+    truncation: Truncation,
 }
 
 /// Threads as a JSON object keyed by thread id, in the store's order (most recent first).
@@ -198,15 +256,55 @@ impl Serialize for ThreadMap {
     }
 }
 
-async fn load(app: &AppState, ns: &Namespace) -> Result<MemoryResponse, ApiError> {
-    let threads = app.store.load(ns).await?;
-    Ok(MemoryResponse::Loaded(Loaded {
-        status: if threads.is_empty() {
-            LoadStatus::Empty
-        } else {
-            LoadStatus::Loaded
-        },
-        count: threads.len(),
-        data: ThreadMap(threads),
-    }))
+async fn load(
+    app: &AppState,
+    ns: &Namespace,
+    req: MemoryRequest,
+) -> Result<MemoryResponse, ApiError> {
+    let lookup = Lookup::parse(
+        req.thread_id.as_deref(),
+        req.q.as_deref(),
+        req.since.as_deref(),
+        req.before.as_deref(),
+        req.limit.as_deref(),
+        app.timezone,
+    )?;
+    let budget = app.load_budget_chars;
+    Ok(match lookup {
+        Lookup::Page(filter) => {
+            let page = app.store.page(ns, &filter, budget).await?;
+            let omitted = page.omitted.map(|o| (o.entries, Some(o.threads)));
+            MemoryResponse::Loaded(Loaded {
+                status: if page.threads.is_empty() {
+                    LoadStatus::Empty
+                } else {
+                    LoadStatus::Loaded
+                },
+                count: page.threads.len(),
+                data: ThreadMap(page.threads),
+                truncation: Truncation::new(omitted, page.next_before),
+            })
+        }
+        Lookup::Search {
+            filter,
+            query,
+            after,
+        } => {
+            let candidates = app.store.candidates(ns, &filter, &query).await?;
+            let results = search(candidates, &query, &filter, after, budget);
+            MemoryResponse::Searched(Searched {
+                status: if results.found.is_empty() {
+                    SearchStatus::Empty
+                } else {
+                    SearchStatus::Found
+                },
+                count: results.found.len(),
+                results: results.found,
+                truncation: Truncation::new(
+                    results.omitted.map(|n| (n, None)),
+                    results.next_before,
+                ),
+            })
+        }
+    })
 }

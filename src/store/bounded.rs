@@ -4,7 +4,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::{MemoryStore, StoreError};
-use crate::domain::{Entry, Namespace, Thread, ThreadId};
+use crate::domain::{Entry, Filter, Located, Namespace, Page, Query, ThreadId};
 
 /// Puts a time limit on every call of the store it wraps, so a stuck store answers
 /// [`StoreError::Timeout`] instead of hanging the request.
@@ -43,8 +43,22 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
         self.bound(self.inner.count(ns)).await
     }
 
-    async fn load(&self, ns: &Namespace) -> Result<Vec<Thread>, StoreError> {
-        self.bound(self.inner.load(ns)).await
+    async fn page(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        budget_chars: usize,
+    ) -> Result<Page, StoreError> {
+        self.bound(self.inner.page(ns, filter, budget_chars)).await
+    }
+
+    async fn candidates(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        query: &Query,
+    ) -> Result<Vec<Located>, StoreError> {
+        self.bound(self.inner.candidates(ns, filter, query)).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -1,7 +1,7 @@
+use std::collections::HashSet;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
 use firestore::gcloud_sdk::google::firestore::v1::{
     ArrayValue, CommitRequest, Document, DocumentMask, MapValue, Value, Write,
     document_transform::FieldTransform,
@@ -13,14 +13,17 @@ use firestore::{FirestoreDb, FirestoreDbOptions};
 use serde::Deserialize;
 
 use super::{MemoryStore, StoreError};
-use crate::domain::{Entry, Namespace, Thread, ThreadId};
+use crate::domain::{
+    Entry, Filter, Located, Namespace, Page, PageBuilder, Query, ThreadId, micros,
+};
 
 /// The original function's layout: `memory/{namespace}/threads/{thread_id}`.
 const ROOT: &str = "memory";
 const THREADS: &str = "threads";
 /// An array of `{summary, timestamp}` maps, as the original writes it.
 const ENTRIES: &str = "entries";
-/// Set by kioku on every save (the original's documents lack it); orders threads.
+/// Set by kioku on every save (the original's documents lack it): the server's time of the
+/// thread's last save, for retention policies.
 const UPDATED_AT: &str = "updated_at";
 
 /// Firestore, for Cloud Run: any number of instances share one namespace.
@@ -60,6 +63,41 @@ impl FirestoreStore {
     fn threads_path(&self, ns: &Namespace) -> String {
         format!("{}/{ROOT}/{}", self.db.get_documents_path(), ns.name())
     }
+
+    /// Every entry `filter` admits. Firestore cannot filter or order inside an array, so the
+    /// thread documents are read whole (one, with a thread filter) and the rest is done here.
+    async fn admitted(&self, ns: &Namespace, filter: &Filter) -> Result<Vec<Located>, StoreError> {
+        let select = self.db.fluent().select();
+        let documents = match &filter.thread {
+            Some(thread) => select
+                .by_id_in(THREADS)
+                .parent(self.threads_path(ns))
+                .one(thread.as_str())
+                .await
+                .map_err(unavailable)?
+                .into_iter()
+                .collect(),
+            None => select
+                .from(THREADS)
+                .parent(self.threads_path(ns))
+                .query()
+                .await
+                .map_err(unavailable)?,
+        };
+        Ok(documents
+            .iter()
+            .flat_map(thread_entries)
+            .filter(|item| filter.admits(item))
+            .collect())
+    }
+}
+
+fn distinct_threads(items: &[Located]) -> u64 {
+    items
+        .iter()
+        .map(|item| item.thread_id.as_str())
+        .collect::<HashSet<_>>()
+        .len() as u64
 }
 
 fn unavailable(err: impl std::fmt::Display) -> StoreError {
@@ -167,27 +205,33 @@ impl MemoryStore for FirestoreStore {
         Ok(counts.first().map_or(0, |c| c.count))
     }
 
-    async fn load(&self, ns: &Namespace) -> Result<Vec<Thread>, StoreError> {
-        let documents = self
-            .db
-            .fluent()
-            .select()
-            .from(THREADS)
-            .parent(self.threads_path(ns))
-            .query()
-            .await
-            .map_err(unavailable)?;
-        let mut threads: Vec<(Recency, Thread)> = documents
-            .iter()
-            .map(|doc| {
-                let thread = thread(doc);
-                (recency(doc, &thread), thread)
-            })
-            .collect();
-        // In memory, not `ORDER BY updated_at`: Firestore leaves documents without the field
-        // (the original's) out of a query ordered on it.
-        threads.sort_by(|(a, _), (b, _)| b.cmp(a));
-        Ok(threads.into_iter().map(|(_, thread)| thread).collect())
+    async fn page(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        budget_chars: usize,
+    ) -> Result<Page, StoreError> {
+        let mut items = self.admitted(ns, filter).await?;
+        items.sort_by(Located::load_order);
+        filter.limit_threads(&mut items);
+        let totals = (items.len() as u64, distinct_threads(&items));
+        let mut page = PageBuilder::new(budget_chars);
+        for item in items {
+            if !page.push(item) {
+                break;
+            }
+        }
+        let totals = page.is_full().then_some(totals);
+        Ok(page.finish(totals))
+    }
+
+    async fn candidates(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        _: &Query,
+    ) -> Result<Vec<Located>, StoreError> {
+        self.admitted(ns, filter).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
@@ -195,14 +239,24 @@ impl MemoryStore for FirestoreStore {
     }
 }
 
-/// A stored thread, read leniently: the original wrote it, or someone by hand.
-fn thread(doc: &Document) -> Thread {
-    let id = doc.name.rsplit('/').next().unwrap_or_default().to_owned();
-    let entries = match doc.fields.get(ENTRIES).and_then(|v| v.value_type.as_ref()) {
-        Some(ValueType::ArrayValue(array)) => array.values.iter().filter_map(entry).collect(),
-        _ => Vec::new(),
+/// A stored thread's entries, read leniently: the original wrote them, or someone by hand.
+fn thread_entries(doc: &Document) -> Vec<Located> {
+    let thread_id = doc.name.rsplit('/').next().unwrap_or_default();
+    let values = match doc.fields.get(ENTRIES).and_then(|v| v.value_type.as_ref()) {
+        Some(ValueType::ArrayValue(array)) => array.values.as_slice(),
+        _ => &[],
     };
-    Thread { id, entries }
+    values
+        .iter()
+        .filter_map(entry)
+        .zip(0..)
+        .map(|(entry, seq)| Located {
+            thread_id: thread_id.to_owned(),
+            at: micros(&entry.timestamp),
+            entry,
+            seq,
+        })
+        .collect()
 }
 
 fn entry(value: &Value) -> Option<Entry> {
@@ -217,28 +271,4 @@ fn entry(value: &Value) -> Option<Entry> {
         summary: text("summary"),
         timestamp: text("timestamp"),
     })
-}
-
-/// When a thread was last saved: its newest entry's timestamp, which both kioku's and the
-/// original's documents carry, then kioku's `updated_at` (the server's time).
-type Recency = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
-
-fn recency(doc: &Document, thread: &Thread) -> Recency {
-    let newest_entry = thread
-        .entries
-        .iter()
-        .filter_map(|e| DateTime::parse_from_rfc3339(&e.timestamp).ok())
-        .max()
-        .map(|t| t.with_timezone(&Utc));
-    let updated_at = match doc
-        .fields
-        .get(UPDATED_AT)
-        .and_then(|v| v.value_type.as_ref())
-    {
-        Some(ValueType::TimestampValue(ts)) => {
-            DateTime::from_timestamp(ts.seconds, u32::try_from(ts.nanos).unwrap_or(0))
-        }
-        _ => None,
-    };
-    (newest_entry, updated_at)
 }

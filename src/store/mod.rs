@@ -7,7 +7,7 @@ mod sqlite;
 
 use async_trait::async_trait;
 
-use crate::domain::{Entry, Namespace, Thread, ThreadId};
+use crate::domain::{Entry, Filter, Located, Namespace, Page, Query, ThreadId};
 
 pub use bounded::Bounded;
 pub use firestore::FirestoreStore;
@@ -38,9 +38,24 @@ pub trait MemoryStore: Send + Sync {
     /// How many threads the namespace holds.
     async fn count(&self, ns: &Namespace) -> Result<u64, StoreError>;
 
-    /// Every thread of the namespace, most recently saved first, each with its entries
-    /// oldest first.
-    async fn load(&self, ns: &Namespace) -> Result<Vec<Thread>, StoreError>;
+    /// The entries `filter` admits, taken in [`Located::load_order`] into a
+    /// [`PageBuilder`](crate::domain::PageBuilder) of `budget_chars`: threads most recently saved
+    /// first, each with its entries oldest first, and what the budget left out.
+    async fn page(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        budget_chars: usize,
+    ) -> Result<Page, StoreError>;
+
+    /// Entries that may match `query` (at least every one that does) among those `filter`
+    /// admits, in no order; [`search`](crate::domain::search) ranks them.
+    async fn candidates(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        query: &Query,
+    ) -> Result<Vec<Located>, StoreError>;
 
     /// Succeeds when the store can serve requests.
     async fn ping(&self) -> Result<(), StoreError>;

@@ -3,30 +3,107 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rusqlite::{Connection, params};
+use rusqlite::functions::FunctionFlags;
+use rusqlite::types::Value;
+use rusqlite::{Connection, Transaction, params, params_from_iter};
 
 use super::{MemoryStore, StoreError};
-use crate::domain::{Entry, Namespace, Thread, ThreadId};
+use crate::domain::{
+    Entry, Filter, Located, Namespace, Page, PageBuilder, Query, ThreadId, fold, micros,
+};
 
 /// Schema versions, applied in order at open; `PRAGMA user_version` records how many ran.
-const MIGRATIONS: &[&str] = &[
-    // 1: entries in save order; each thread remembers its latest entry for ordering.
-    "CREATE TABLE entries (
-         seq       INTEGER PRIMARY KEY AUTOINCREMENT,
-         namespace TEXT NOT NULL,
-         thread_id TEXT NOT NULL,
-         summary   TEXT NOT NULL,
-         timestamp TEXT NOT NULL
-     );
-     CREATE INDEX entries_by_thread ON entries (namespace, thread_id, seq);
-     CREATE TABLE threads (
-         namespace TEXT NOT NULL,
-         thread_id TEXT NOT NULL,
-         last_seq  INTEGER NOT NULL,
-         PRIMARY KEY (namespace, thread_id)
-     ) WITHOUT ROWID;
-     CREATE INDEX threads_by_recency ON threads (namespace, last_seq DESC);",
-];
+const MIGRATIONS: &[fn(&Transaction) -> rusqlite::Result<()>] =
+    &[create_tables, add_time_and_search];
+
+/// 1: entries in save order; each thread remembers its latest entry.
+fn create_tables(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE entries (
+             seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+             namespace TEXT NOT NULL,
+             thread_id TEXT NOT NULL,
+             summary   TEXT NOT NULL,
+             timestamp TEXT NOT NULL
+         );
+         CREATE INDEX entries_by_thread ON entries (namespace, thread_id, seq);
+         CREATE TABLE threads (
+             namespace TEXT NOT NULL,
+             thread_id TEXT NOT NULL,
+             last_seq  INTEGER NOT NULL,
+             PRIMARY KEY (namespace, thread_id)
+         ) WITHOUT ROWID;
+         CREATE INDEX threads_by_recency ON threads (namespace, last_seq DESC);",
+    )
+}
+
+/// 2: each entry's time as a number, in load order; and its text folded for search, in a table
+/// of its own so that a search reads only that.
+fn add_time_and_search(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "ALTER TABLE entries ADD COLUMN at_us INTEGER NOT NULL DEFAULT 0;
+         CREATE INDEX entries_in_load_order ON entries (namespace, at_us DESC, thread_id, seq DESC);
+         CREATE TABLE entry_search (seq INTEGER PRIMARY KEY, folded TEXT NOT NULL);",
+    )?;
+    let rows: Vec<(i64, String, String)> = tx
+        .prepare("SELECT seq, summary, timestamp FROM entries")?
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut time = tx.prepare("UPDATE entries SET at_us = ?2 WHERE seq = ?1")?;
+    let mut text = tx.prepare("INSERT INTO entry_search (seq, folded) VALUES (?1, ?2)")?;
+    for (seq, summary, timestamp) in rows {
+        time.execute(params![seq, micros(&timestamp)])?;
+        text.execute(params![seq, fold(&summary)])?;
+    }
+    Ok(())
+}
+
+/// `contains(text, word)`: SQLite's `instr` compares at every character, far slower than
+/// Rust's substring search over megabytes of text.
+fn register_contains(conn: &Connection) -> rusqlite::Result<()> {
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    conn.create_scalar_function("contains", 2, flags, |ctx| {
+        Ok(ctx.get_raw(0).as_str()?.contains(ctx.get_raw(1).as_str()?))
+    })
+}
+
+/// The WHERE clause of a filter, after `namespace = ?1`, and its parameters from `?2`. With a
+/// limit, only the threads whose newest admitted entries are newest.
+fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
+    let thread = filter
+        .thread
+        .as_ref()
+        .map(|t| Value::Text(t.as_str().to_owned()));
+    let admits = "(?2 IS NULL OR thread_id = ?2) AND at_us >= ?3 AND at_us < ?4";
+    let mut sql = format!("namespace = ?1 AND {admits}");
+    if filter.limit.is_some() {
+        sql.push_str(&format!(
+            " AND thread_id IN (SELECT thread_id FROM entries WHERE namespace = ?1 AND {admits}
+                GROUP BY thread_id ORDER BY MAX(at_us) DESC, thread_id LIMIT ?5)"
+        ));
+    }
+    let mut values = vec![
+        thread.unwrap_or(Value::Null),
+        Value::Integer(filter.since.unwrap_or(i64::MIN)),
+        Value::Integer(filter.before.unwrap_or(i64::MAX)),
+    ];
+    if let Some(limit) = filter.limit {
+        values.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+    }
+    (sql, values)
+}
+
+fn located(row: &rusqlite::Row) -> rusqlite::Result<Located> {
+    Ok(Located {
+        thread_id: row.get(0)?,
+        entry: Entry {
+            summary: row.get(1)?,
+            timestamp: row.get(2)?,
+        },
+        at: row.get(3)?,
+        seq: row.get(4)?,
+    })
+}
 
 /// The embedded store: one SQLite file in WAL mode with `synchronous=FULL`, so a save that
 /// was answered survives a crash or power loss. One connection, used on the blocking pool.
@@ -50,6 +127,7 @@ impl SqliteStore {
             .map_err(unavailable)?;
         conn.busy_timeout(lock_wait).map_err(unavailable)?;
         migrate(&mut conn).map_err(unavailable)?;
+        register_contains(&conn).map_err(unavailable)?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
         })
@@ -80,8 +158,8 @@ fn unavailable(err: rusqlite::Error) -> StoreError {
 fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
     let applied: usize = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-    for (version, sql) in MIGRATIONS.iter().enumerate().skip(applied) {
-        tx.execute_batch(sql)?;
+    for (version, migration) in MIGRATIONS.iter().enumerate().skip(applied) {
+        migration(&tx)?;
         tx.pragma_update(None, "user_version", version + 1)?;
     }
     tx.commit()
@@ -103,13 +181,25 @@ impl MemoryStore for SqliteStore {
         self.with_conn(move |conn| {
             let tx = conn.transaction()?;
             tx.execute(
-                "INSERT INTO entries (namespace, thread_id, summary, timestamp) VALUES (?1, ?2, ?3, ?4)",
-                params![ns, thread, entry.summary, entry.timestamp],
+                "INSERT INTO entries (namespace, thread_id, summary, timestamp, at_us)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    ns,
+                    thread,
+                    entry.summary,
+                    entry.timestamp,
+                    micros(&entry.timestamp)
+                ],
+            )?;
+            let seq = tx.last_insert_rowid();
+            tx.execute(
+                "INSERT INTO entry_search (seq, folded) VALUES (?1, ?2)",
+                params![seq, fold(&entry.summary)],
             )?;
             tx.execute(
                 "INSERT INTO threads (namespace, thread_id, last_seq) VALUES (?1, ?2, ?3)
                  ON CONFLICT (namespace, thread_id) DO UPDATE SET last_seq = excluded.last_seq",
-                params![ns, thread, tx.last_insert_rowid()],
+                params![ns, thread, seq],
             )?;
             tx.commit()
         })
@@ -128,33 +218,66 @@ impl MemoryStore for SqliteStore {
         .await
     }
 
-    async fn load(&self, ns: &Namespace) -> Result<Vec<Thread>, StoreError> {
+    async fn page(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        budget_chars: usize,
+    ) -> Result<Page, StoreError> {
         let ns = ns.name().to_owned();
+        let (clause, mut values) = filter_sql(filter);
+        values.insert(0, Value::Text(ns));
         self.with_conn(move |conn| {
-            let mut stmt = conn.prepare_cached(
-                "SELECT e.thread_id, e.summary, e.timestamp
-                 FROM threads t JOIN entries e
-                   ON e.namespace = t.namespace AND e.thread_id = t.thread_id
-                 WHERE t.namespace = ?1
-                 ORDER BY t.last_seq DESC, e.seq",
-            )?;
-            let mut rows = stmt.query([ns])?;
-            let mut threads: Vec<Thread> = Vec::new();
+            let mut page = PageBuilder::new(budget_chars);
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT thread_id, summary, timestamp, at_us, seq FROM entries WHERE {clause}
+                 ORDER BY at_us DESC, thread_id, seq DESC"
+            ))?;
+            let mut rows = stmt.query(params_from_iter(&values))?;
             while let Some(row) = rows.next()? {
-                let id: String = row.get(0)?;
-                let entry = Entry {
-                    summary: row.get(1)?,
-                    timestamp: row.get(2)?,
-                };
-                match threads.last_mut() {
-                    Some(thread) if thread.id == id => thread.entries.push(entry),
-                    _ => threads.push(Thread {
-                        id,
-                        entries: vec![entry],
-                    }),
+                if !page.push(located(row)?) {
+                    break;
                 }
             }
-            Ok(threads)
+            let totals = if page.is_full() {
+                let sql = format!(
+                    "SELECT COUNT(*), COUNT(DISTINCT thread_id) FROM entries WHERE {clause}"
+                );
+                Some(conn.query_row(&sql, params_from_iter(&values), |row| {
+                    Ok((row.get(0)?, row.get(1)?))
+                })?)
+            } else {
+                None
+            };
+            Ok(page.finish(totals))
+        })
+        .await
+    }
+
+    async fn candidates(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        query: &Query,
+    ) -> Result<Vec<Located>, StoreError> {
+        let ns = ns.name().to_owned();
+        // The limit of a search counts results, not threads: [`search`] applies it.
+        let (mut clause, mut values) = filter_sql(&Filter {
+            limit: None,
+            ..filter.clone()
+        });
+        values.insert(0, Value::Text(ns));
+        for word in query.words() {
+            values.push(Value::Text(word.clone()));
+            clause.push_str(&format!(" AND contains(s.folded, ?{})", values.len()));
+        }
+        self.with_conn(move |conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT thread_id, summary, timestamp, at_us, e.seq
+                 FROM entries e JOIN entry_search s ON s.seq = e.seq WHERE {clause}"
+            ))?;
+            stmt.query_map(params_from_iter(&values), located)?
+                .collect()
         })
         .await
     }

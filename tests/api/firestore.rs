@@ -91,7 +91,11 @@ async fn a_namespace_written_by_the_original_loads_and_saves_as_the_original_wou
 
 #[tokio::test]
 async fn a_thread_at_the_document_limit_answers_409_and_keeps_its_entries() {
-    let app = spawn_on_firestore("unused-token", |s| s.max_summary_chars = 100_000).await;
+    let app = spawn_on_firestore("unused-token", |s| {
+        s.max_summary_chars = 100_000;
+        s.load_budget_chars = 1_000_000;
+    })
+    .await;
     let thread = format!("big-{}", uuid::Uuid::new_v4());
     let big = "記".repeat(100_000); // 300 KB in UTF-8
     let body = json!({"mode": "save", "thread_id": thread, "summary": big});
@@ -104,8 +108,11 @@ async fn a_thread_at_the_document_limit_answers_409_and_keeps_its_entries() {
         error["message"].as_str().unwrap().contains("1 MiB"),
         "{error}"
     );
-    let loaded: Value = app.load(ALICE).await;
-    assert_eq!(loaded["data"][&thread].as_array().unwrap().len(), 3);
+    let query = [("mode", "load"), ("thread_id", thread.as_str())];
+    let loaded: Value = ok_json(app.get(Some(ALICE), &query).send().await.unwrap()).await;
+    let entries = loaded["data"][&thread].as_array().unwrap();
+    assert_eq!(entries.len(), 3);
+    assert!(entries.iter().all(|e| e["summary"] == big.as_str()));
 }
 
 /// With Firestore down, requests get 503 JSON with Retry-After within the time limit and

@@ -34,6 +34,7 @@ pub fn settings(data_dir: &Path) -> Settings {
         data_dir: data_dir.to_owned(),
         timezone: chrono_tz::Asia::Tokyo,
         max_summary_chars: 5_000,
+        load_budget_chars: 90_000,
         store_timeout_secs: 8,
         rate_limit: 0,
         public_url: None,

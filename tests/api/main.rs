@@ -10,5 +10,6 @@ mod memory;
 #[path = "../common/original.rs"]
 mod original;
 mod process;
+mod scale;
 mod schema;
 mod schemathesis;

@@ -174,14 +174,14 @@ async fn two_hundred_parallel_saves_to_one_thread_all_land() {
 }
 
 #[tokio::test]
-async fn a_load_ignores_save_parameters() {
+async fn a_load_ignores_the_summary_and_filters_by_thread_id() {
     let app = spawn_app().await;
     app.save(BOB, Some("t"), "kept").await;
-    let query = [
-        ("mode", "load"),
-        ("summary", "ignored"),
-        ("thread_id", "other"),
-    ];
+    app.save(BOB, Some("other"), "elsewhere").await;
+    let query = [("mode", "load"), ("summary", "ignored"), ("thread_id", "t")];
     let loaded: Value = ok_json(app.get(Some(BOB), &query).send().await.unwrap()).await;
     assert_eq!(summaries(&loaded), ["kept"]);
+    let everything = [("mode", "load"), ("thread_id", "")];
+    let loaded: Value = ok_json(app.get(Some(BOB), &everything).send().await.unwrap()).await;
+    assert_eq!(summaries(&loaded), ["elsewhere", "kept"]);
 }

@@ -195,6 +195,7 @@ async fn every_response_matches_the_served_schema() {
     let app = spawn_app_with(|s| {
         s.schema_post = true;
         s.store_timeout_secs = 1;
+        s.load_budget_chars = 1_000;
     })
     .await;
     let schema = served_schema(&app).await;
@@ -234,6 +235,7 @@ async fn every_response_matches_the_served_schema() {
             &[("mode", "save"), ("summary", "x"), ("thread_id", "a/b")],
         ),
         (Some(ALICE), &[("mode", "load"), ("mode", "save")]),
+        (Some(ALICE), &[("mode", "load"), ("since", "soon")]),
     ] {
         assert_documented(&schema, "get", get(token, query).await.unwrap()).await;
     }

@@ -4,8 +4,17 @@
 use std::collections::HashSet;
 
 use futures::future::try_join_all;
-use kioku::domain::{Entry, Namespace, ThreadId};
+use kioku::domain::{Entry, Filter, Namespace, Query, Thread, ThreadId, search};
 use kioku::store::MemoryStore;
+
+/// Everything the namespace holds, in one page.
+pub async fn load_all(store: &impl MemoryStore, ns: &Namespace) -> Vec<Thread> {
+    store
+        .page(ns, &Filter::default(), usize::MAX)
+        .await
+        .unwrap()
+        .threads
+}
 
 pub fn namespace() -> Namespace {
     Namespace::named(&format!("ns-{}", uuid::Uuid::new_v4())).unwrap()
@@ -25,7 +34,7 @@ fn thread(id: &str) -> ThreadId {
 pub async fn an_unknown_namespace_is_empty(store: &impl MemoryStore) {
     let ns = namespace();
     assert_eq!(store.count(&ns).await.unwrap(), 0);
-    assert!(store.load(&ns).await.unwrap().is_empty());
+    assert!(load_all(store, &ns).await.is_empty());
 }
 
 pub async fn a_saved_entry_loads_back_exactly(store: &impl MemoryStore) {
@@ -36,7 +45,7 @@ pub async fn a_saved_entry_loads_back_exactly(store: &impl MemoryStore) {
     );
     store.save(&ns, &thread("t1"), &saved).await.unwrap();
     assert_eq!(store.count(&ns).await.unwrap(), 1);
-    let threads = store.load(&ns).await.unwrap();
+    let threads = load_all(store, &ns).await;
     assert_eq!(threads.len(), 1);
     assert_eq!(threads[0].id, "t1");
     assert_eq!(threads[0].entries, vec![saved]);
@@ -58,7 +67,7 @@ pub async fn entries_come_oldest_first_and_threads_most_recent_first(store: &imp
             .await
             .unwrap();
     }
-    let threads = store.load(&ns).await.unwrap();
+    let threads = load_all(store, &ns).await;
     let order: Vec<_> = threads.iter().map(|t| t.id.as_str()).collect();
     assert_eq!(order, ["b", "a", "c"]);
     let summaries: Vec<_> = threads[0]
@@ -86,13 +95,13 @@ pub async fn namespaces_never_see_each_other(store: &impl MemoryStore) {
         .await
         .unwrap();
 
-    let alice_threads = store.load(&alice).await.unwrap();
+    let alice_threads = load_all(store, &alice).await;
     assert_eq!(alice_threads.len(), 1);
     assert_eq!(alice_threads[0].entries, vec![entry("alice's", "t")]);
     assert_eq!(store.count(&alice).await.unwrap(), 1);
     assert_eq!(store.count(&bob).await.unwrap(), 2);
     assert_eq!(store.count(&prefix).await.unwrap(), 0);
-    assert!(store.load(&prefix).await.unwrap().is_empty());
+    assert!(load_all(store, &prefix).await.is_empty());
 }
 
 /// Concurrent appends to one thread all land: none overwrites another.
@@ -104,7 +113,7 @@ pub async fn parallel_saves_to_one_thread_all_land(store: &impl MemoryStore) {
     try_join_all(entries.iter().map(|e| store.save(&ns, &id, e)))
         .await
         .unwrap();
-    let threads = store.load(&ns).await.unwrap();
+    let threads = load_all(store, &ns).await;
     let loaded: HashSet<String> = threads[0]
         .entries
         .iter()
@@ -122,12 +131,195 @@ pub async fn parallel_saves_across_threads_are_all_counted(store: &impl MemorySt
         .await
         .unwrap();
     assert_eq!(store.count(&ns).await.unwrap(), 5);
-    let threads = store.load(&ns).await.unwrap();
+    let threads = load_all(store, &ns).await;
     assert_eq!(threads.iter().map(|t| t.entries.len()).sum::<usize>(), 100);
 }
 
 pub async fn a_ready_store_answers_ping(store: &impl MemoryStore) {
     store.ping().await.unwrap();
+}
+
+/// Saves `summaries` to `thread` a second apart from `start` (Tokyo time), in order.
+async fn save_at(
+    store: &impl MemoryStore,
+    ns: &Namespace,
+    id: &str,
+    start: u32,
+    summaries: &[&str],
+) {
+    for (i, summary) in summaries.iter().enumerate() {
+        let second = start as usize + i;
+        let timestamp = format!(
+            "2025-08-19T10:{:02}:{:02}.000000+09:00",
+            second / 60,
+            second % 60
+        );
+        store
+            .save(ns, &thread(id), &entry(summary, &timestamp))
+            .await
+            .unwrap();
+    }
+}
+
+fn ids_and_summaries(threads: &[Thread]) -> Vec<(String, Vec<String>)> {
+    threads
+        .iter()
+        .map(|t| {
+            (
+                t.id.clone(),
+                t.entries.iter().map(|e| e.summary.clone()).collect(),
+            )
+        })
+        .collect()
+}
+
+/// A three-thread namespace saved over time: a at 0-2 s, b at 3-4 s, a again at 5 s, c at 6 s.
+async fn timeline(store: &impl MemoryStore) -> Namespace {
+    let ns = namespace();
+    save_at(store, &ns, "a", 0, &["a0 記憶", "a1", "a2"]).await;
+    save_at(store, &ns, "b", 3, &["b3", "b4 記憶"]).await;
+    save_at(store, &ns, "a", 5, &["a5"]).await;
+    save_at(store, &ns, "c", 6, &["c6 ＡＰＩ"]).await;
+    ns
+}
+
+fn owned(expected: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
+    expected
+        .iter()
+        .map(|(id, s)| (id.to_string(), s.iter().map(|x| x.to_string()).collect()))
+        .collect()
+}
+
+pub async fn filters_select_threads_times_and_counts(store: &impl MemoryStore) {
+    let ns = timeline(store).await;
+    let ns = &ns;
+    let page = |filter: Filter| async move {
+        ids_and_summaries(&store.page(ns, &filter, usize::MAX).await.unwrap().threads)
+    };
+    let at =
+        |second: u32| kioku::domain::micros(&format!("2025-08-19T10:00:{second:02}.000000+09:00"));
+    assert_eq!(
+        page(Filter {
+            thread: Some(thread("b")),
+            ..Filter::default()
+        })
+        .await,
+        owned(&[("b", &["b3", "b4 記憶"])])
+    );
+    assert_eq!(
+        page(Filter {
+            since: Some(at(4)),
+            ..Filter::default()
+        })
+        .await,
+        owned(&[("c", &["c6 ＡＰＩ"]), ("a", &["a5"]), ("b", &["b4 記憶"])])
+    );
+    assert_eq!(
+        page(Filter {
+            before: Some(at(3)),
+            ..Filter::default()
+        })
+        .await,
+        owned(&[("a", &["a0 記憶", "a1", "a2"])])
+    );
+    assert_eq!(
+        page(Filter {
+            limit: Some(2),
+            ..Filter::default()
+        })
+        .await,
+        owned(&[("c", &["c6 ＡＰＩ"]), ("a", &["a0 記憶", "a1", "a2", "a5"])])
+    );
+    assert_eq!(
+        page(Filter {
+            since: Some(at(1)),
+            before: Some(at(6)),
+            limit: Some(1),
+            ..Filter::default()
+        })
+        .await,
+        owned(&[("a", &["a1", "a2", "a5"])])
+    );
+}
+
+/// A small budget cuts the page; following `next_before` reaches every entry exactly once.
+pub async fn a_cut_page_counts_what_it_left_out_and_the_cursor_reaches_it(
+    store: &impl MemoryStore,
+) {
+    let ns = timeline(store).await;
+    let mut seen = Vec::new();
+    let mut filter = Filter::default();
+    let mut pages = 0;
+    loop {
+        let page = store.page(&ns, &filter, 256 + 150).await.unwrap();
+        pages += 1;
+        let shown: usize = page.threads.iter().map(|t| t.entries.len()).sum();
+        assert!(shown > 0, "every page shows something");
+        for thread in &page.threads {
+            seen.extend(thread.entries.iter().map(|e| e.summary.clone()));
+        }
+        let Some(omitted) = page.omitted else { break };
+        assert_eq!(omitted.entries as usize, 7 - seen.len());
+        filter.before = Some(
+            kioku::domain::parse_instant(page.next_before.as_deref().unwrap(), chrono_tz::UTC)
+                .unwrap(),
+        );
+    }
+    assert!(pages > 1, "the budget cut at least once");
+    seen.sort();
+    assert_eq!(
+        seen,
+        ["a0 記憶", "a1", "a2", "a5", "b3", "b4 記憶", "c6 ＡＰＩ"]
+    );
+}
+
+pub async fn search_finds_every_word_in_any_width_ranked_by_matches_then_recency(
+    store: &impl MemoryStore,
+) {
+    let ns = namespace();
+    save_at(
+        store,
+        &ns,
+        "x",
+        0,
+        &["API の設計、api キー", "カタカナ api", "関係ない"],
+    )
+    .await;
+    save_at(store, &ns, "y", 3, &["ｶﾀｶﾅ と ＡＰＩ と Api"]).await;
+    let query = Query::parse("api ｶﾀｶﾅ").unwrap();
+    let results = search(
+        store
+            .candidates(&ns, &Filter::default(), &query)
+            .await
+            .unwrap(),
+        &query,
+        &Filter::default(),
+        None,
+        usize::MAX,
+    );
+    let found: Vec<(&str, &str)> = results
+        .found
+        .iter()
+        .map(|f| (f.thread_id.as_str(), f.summary.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [("y", "ｶﾀｶﾅ と ＡＰＩ と Api"), ("x", "カタカナ api")]
+    );
+    let query = Query::parse("ＡＰＩ").unwrap();
+    let only_x = Filter {
+        thread: Some(thread("x")),
+        ..Filter::default()
+    };
+    let results = search(
+        store.candidates(&ns, &only_x, &query).await.unwrap(),
+        &query,
+        &only_x,
+        None,
+        usize::MAX,
+    );
+    let found: Vec<&str> = results.found.iter().map(|f| f.summary.as_str()).collect();
+    assert_eq!(found, ["API の設計、api キー", "カタカナ api"]);
 }
 
 /// Instantiates every conformance test for one backend. `$make` is an async expression giving
@@ -152,6 +344,9 @@ macro_rules! conformance_suite {
             parallel_saves_to_one_thread_all_land,
             parallel_saves_across_threads_are_all_counted,
             a_ready_store_answers_ping,
+            filters_select_threads_times_and_counts,
+            a_cut_page_counts_what_it_left_out_and_the_cursor_reaches_it,
+            search_finds_every_word_in_any_width_ranked_by_matches_then_recency,
         );
     };
 }

@@ -8,7 +8,7 @@ use firestore::gcloud_sdk::google::firestore::v1::value::ValueType;
 use kioku::domain::ThreadId;
 use kioku::store::{FirestoreStore, MemoryStore, StoreError};
 
-use crate::conformance::{entry, namespace};
+use crate::conformance::{entry, load_all, namespace};
 use crate::original::{PROJECT, emulator_host, raw_db, read_raw, string, write_as_original};
 
 async fn connect() -> (FirestoreStore, ()) {
@@ -37,7 +37,7 @@ async fn threads_written_by_the_original_load_unchanged_and_newest_first() {
     write_as_original(&db, &ns, "b-older", &older).await;
     write_as_original(&db, &ns, "a-newer", &newer).await;
 
-    let threads = store.load(&ns).await.unwrap();
+    let threads = load_all(&store, &ns).await;
     let ids: Vec<_> = threads.iter().map(|t| t.id.as_str()).collect();
     assert_eq!(ids, ["a-newer", "b-older"]);
     assert_eq!(threads[0].entries, newer);
@@ -50,7 +50,7 @@ async fn threads_written_by_the_original_load_unchanged_and_newest_first() {
         .save(&ns, &ThreadId::parse("b-older").unwrap(), &added)
         .await
         .unwrap();
-    let threads = store.load(&ns).await.unwrap();
+    let threads = load_all(&store, &ns).await;
     assert_eq!(threads[0].id, "b-older");
     assert_eq!(
         threads[0].entries,
@@ -123,6 +123,6 @@ async fn a_save_past_the_document_limit_is_refused_and_corrupts_nothing() {
     }
     let err = store.save(&ns, &id, &big(3)).await.unwrap_err();
     assert!(matches!(err, StoreError::DocumentTooLarge), "{err:?}");
-    let threads = store.load(&ns).await.unwrap();
+    let threads = load_all(&store, &ns).await;
     assert_eq!(threads[0].entries, [big(0), big(1), big(2)]);
 }

@@ -34,7 +34,7 @@ mod sqlite {
         let reopened =
             SqliteStore::open(&dir.path().join("kioku.sqlite3"), Duration::from_secs(5)).unwrap();
         assert_eq!(
-            reopened.load(&ns).await.unwrap()[0].entries[0].summary,
+            crate::conformance::load_all(&reopened, &ns).await[0].entries[0].summary,
             "kept"
         );
     }
