@@ -110,12 +110,7 @@ async fn an_over_long_summary_names_the_limit() {
 async fn bad_json_bodies_are_refused() {
     let app = spawn_app().await;
     let post = |body: &'static str, content_type: &'static str| {
-        app.client
-            .post(&app.base)
-            .bearer_auth(ALICE)
-            .header("content-type", content_type)
-            .body(body)
-            .send()
+        app.post_raw(ALICE, content_type, body).send()
     };
     let cases = [
         (

@@ -78,6 +78,20 @@ impl TestApp {
         authorize(self.client.post(&self.base).json(body), token)
     }
 
+    /// A POST of `body` as it is, with `content_type`.
+    pub fn post_raw(
+        &self,
+        token: &str,
+        content_type: &str,
+        body: impl Into<reqwest::Body>,
+    ) -> RequestBuilder {
+        self.client
+            .post(&self.base)
+            .bearer_auth(token)
+            .header("content-type", content_type)
+            .body(body)
+    }
+
     pub fn path(&self, path: &str) -> RequestBuilder {
         self.client.get(format!("{}{path}", self.base))
     }
@@ -114,17 +128,19 @@ pub async fn ok_json(response: Response) -> Value {
     serde_json::from_str(&body).unwrap()
 }
 
-/// The JSON error body, after checking its status and shape.
-pub async fn error_json(response: Response, status: u16, code: &str) -> Value {
-    assert_eq!(response.status(), status);
-    let content_type = response.headers()["content-type"]
-        .to_str()
-        .unwrap()
-        .to_owned();
+/// Asserts that `response` says it holds JSON.
+pub fn assert_json(response: &Response) {
+    let content_type = response.headers()["content-type"].to_str().unwrap();
     assert!(
         content_type.starts_with("application/json"),
         "{content_type}"
     );
+}
+
+/// The JSON error body, after checking its status and shape.
+pub async fn error_json(response: Response, status: u16, code: &str) -> Value {
+    assert_eq!(response.status(), status);
+    assert_json(&response);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["status"], "error", "{body}");
     assert_eq!(body["code"], code, "{body}");

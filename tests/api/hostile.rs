@@ -132,11 +132,7 @@ async fn json_of_the_wrong_shape_or_depth_is_refused() {
     ];
     for body in bodies {
         let response = app
-            .client
-            .post(&app.base)
-            .bearer_auth(ALICE)
-            .header("content-type", "application/json")
-            .body(body)
+            .post_raw(ALICE, "application/json", body)
             .send()
             .await
             .unwrap();

@@ -3,7 +3,7 @@
 use futures::future::join_all;
 use serde_json::{Value, json};
 
-use crate::helpers::{ALICE, BOB, ok_json, spawn_app, spawn_app_with, summaries};
+use crate::helpers::{ALICE, BOB, assert_json, ok_json, spawn_app, spawn_app_with, summaries};
 
 fn is_tokyo_micros(ts: &str) -> bool {
     // e.g. 2025-08-19T08:39:27.174624+09:00
@@ -73,14 +73,7 @@ async fn an_empty_namespace_loads_as_the_original_does() {
         .send()
         .await
         .unwrap();
-    let content_type = response.headers()["content-type"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    assert!(
-        content_type.starts_with("application/json"),
-        "{content_type}"
-    );
+    assert_json(&response);
     assert_eq!(
         ok_json(response).await,
         json!({"status": "empty", "count": 0, "data": {}})

@@ -241,12 +241,7 @@ async fn every_response_matches_the_served_schema() {
     }
 
     let post = |body: &'static str, content_type: &'static str| {
-        app.client
-            .post(&app.base)
-            .bearer_auth(ALICE)
-            .header("content-type", content_type)
-            .body(body)
-            .send()
+        app.post_raw(ALICE, content_type, body).send()
     };
     for (body, content_type) in [
         (
