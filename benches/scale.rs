@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use futures::stream::{self, StreamExt};
 use kioku::config::{Settings, StoreKind};
-use kioku::domain::{Entry, Namespace, ThreadId};
+use kioku::domain::{Entry, Namespace, Retention, ThreadId};
 use kioku::startup::Application;
 use kioku::store::{FirestoreStore, MemoryStore, SqliteStore};
 
@@ -58,6 +58,7 @@ async fn fill(store: &impl MemoryStore, ns: &Namespace) {
                     ns,
                     &ThreadId::parse(&format!("thread-{t:04}")).unwrap(),
                     &entry,
+                    &Retention::default(),
                 )
                 .await
                 .unwrap();

@@ -72,16 +72,66 @@ impl Tokens {
 
     /// Looks at every configured token whatever the outcome, in constant time.
     pub fn authenticate(&self, presented: &str) -> Option<&Namespace> {
-        let presented = digest(presented);
-        let mut found = Choice::from(0);
-        let mut index = 0u64;
-        for (i, (known, _)) in self.entries.iter().enumerate() {
-            let hit = known.ct_eq(&presented);
-            index.conditional_assign(&(i as u64), hit);
-            found |= hit;
-        }
-        bool::from(found).then(|| &self.entries[index as usize].1)
+        let index = find(self.entries.iter().map(|(known, _)| known), presented)?;
+        Some(&self.entries[index].1)
     }
+
+    /// Whether `token` is one of these, in constant time.
+    fn contains(&self, token: &str) -> bool {
+        self.authenticate(token).is_some()
+    }
+}
+
+/// `KIOKU_ADMIN_TOKENS`: tokens for `/admin`, which no API token reaches and which reach
+/// nothing else.
+pub struct AdminTokens {
+    digests: Vec<[u8; 32]>,
+}
+
+impl AdminTokens {
+    /// Comma-separated tokens; none (unset) turns `/admin` off. A token may not also be an API
+    /// token. Errors never echo a token.
+    pub fn parse(spec: Option<&str>, api: &Tokens) -> Result<Self, String> {
+        let mut digests = Vec::new();
+        let items = spec.into_iter().flat_map(|s| s.split(',')).map(str::trim);
+        for (index, token) in items.enumerate().filter(|(_, t)| !t.is_empty()) {
+            let position = index + 1;
+            if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+                return Err(format!(
+                    "KIOKU_ADMIN_TOKENS entry {position} has spaces or control characters"
+                ));
+            }
+            if api.contains(token) {
+                return Err(format!(
+                    "KIOKU_ADMIN_TOKENS entry {position} is also in API_TOKENS; an admin token must be separate"
+                ));
+            }
+            digests.push(digest(token));
+        }
+        Ok(Self { digests })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.digests.is_empty()
+    }
+
+    fn admits(&self, presented: &str) -> bool {
+        find(self.digests.iter(), presented).is_some()
+    }
+}
+
+/// The position of `presented` among `known` digests, comparing with every one whatever the
+/// outcome, in constant time.
+fn find<'a>(known: impl Iterator<Item = &'a [u8; 32]>, presented: &str) -> Option<usize> {
+    let presented = digest(presented);
+    let mut found = Choice::from(0);
+    let mut index = 0u64;
+    for (i, known) in known.enumerate() {
+        let hit = known.ct_eq(&presented);
+        index.conditional_assign(&(i as u64), hit);
+        found |= hit;
+    }
+    bool::from(found).then_some(index as usize)
 }
 
 fn digest(token: &str) -> [u8; 32] {
@@ -153,6 +203,26 @@ impl FromRequest for Authenticated {
     }
 }
 
+/// A request that presented an admin token. Extracting it is what authenticates.
+pub struct Admin;
+
+impl FromRequest for Admin {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let admins = req
+            .app_data::<web::Data<AdminTokens>>()
+            .expect("AdminTokens are registered as app data");
+        let result = match bearer_token(req) {
+            None => Err(AuthError::MissingCredentials.into()),
+            Some(token) if admins.admits(token) => Ok(Self),
+            Some(_) => Err(ApiError::NotAdmin),
+        };
+        ready(result)
+    }
+}
+
 /// The credentials of `Authorization: Bearer <token>`; the scheme is case-insensitive
 /// (RFC 9110, section 11.1).
 fn bearer_token(req: &HttpRequest) -> Option<&str> {
@@ -187,6 +257,18 @@ mod tests {
                 .unwrap_or_else(|| panic!("{spec:?}"));
             assert!(!err.contains("x y") && !err.contains("x/y"), "{err}");
         }
+    }
+
+    #[test]
+    fn admin_tokens_are_separate_from_api_tokens() {
+        let api = Tokens::parse("alice:tokA").unwrap();
+        let admins = AdminTokens::parse(Some("adm1, adm2"), &api).unwrap();
+        assert!(admins.admits("adm2"));
+        assert!(!admins.admits("tokA"));
+        assert!(api.authenticate("adm1").is_none());
+        let err = AdminTokens::parse(Some("adm1,tokA"), &api).err().unwrap();
+        assert!(err.contains("entry 2") && !err.contains("tokA"), "{err}");
+        assert!(AdminTokens::parse(None, &api).unwrap().is_empty());
     }
 
     #[test]

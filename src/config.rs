@@ -1,11 +1,14 @@
 //! Settings, from command-line flags or the environment (flags win).
 
 use std::net::{IpAddr, Ipv4Addr};
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use chrono_tz::Tz;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::domain::Retention;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -30,6 +33,20 @@ pub enum Command {
     Openapi {
         #[arg(long, value_enum, default_value_t = SchemaFormat::Yaml)]
         format: SchemaFormat,
+    },
+    /// Write the store's memories to stdout as JSON Lines, one thread per line.
+    Export {
+        /// Only this namespace [default: every one]
+        #[arg(long)]
+        namespace: Option<String>,
+    },
+    /// Read JSON Lines written by `export` into the store; importing twice changes nothing.
+    Import {
+        /// The file to read [default: stdin]
+        file: Option<PathBuf>,
+        /// Import namespace OLD's threads into NEW, e.g. a bare token's into a named namespace.
+        #[arg(long, value_name = "OLD:NEW")]
+        rename: Vec<String>,
     },
 }
 
@@ -99,6 +116,28 @@ pub struct Settings {
     #[arg(long, env = "KIOKU_STORE_TIMEOUT_SECS", default_value_t = 8,
           value_parser = clap::value_parser!(u64).range(1..=60), global = true)]
     pub store_timeout_secs: u64,
+
+    /// Most summaries a thread keeps; a save drops the oldest beyond it [default: no limit]
+    #[arg(long, env = "KIOKU_MAX_ENTRIES_PER_THREAD", global = true)]
+    pub max_entries_per_thread: Option<NonZeroU32>,
+
+    /// Most threads a namespace keeps; a save drops the least recently saved beyond it
+    /// [default: no limit]
+    #[arg(long, env = "KIOKU_MAX_THREADS", global = true)]
+    pub max_threads: Option<NonZeroU32>,
+
+    /// Days a summary is kept; older ones are forgotten [default: forever]
+    #[arg(long, env = "KIOKU_RETENTION_DAYS", global = true)]
+    pub retention_days: Option<NonZeroU32>,
+
+    /// Comma-separated tokens for /admin, separate from API_TOKENS [default: /admin off]
+    #[arg(
+        long,
+        env = "KIOKU_ADMIN_TOKENS",
+        hide_env_values = true,
+        global = true
+    )]
+    pub admin_tokens: Option<String>,
 
     /// The public URL in the OpenAPI schema's `servers` [default: from each request's
     /// X-Forwarded-Proto and Host]
@@ -172,6 +211,14 @@ impl Settings {
         Duration::from_secs(self.store_timeout_secs)
     }
 
+    pub fn retention(&self) -> Retention {
+        Retention {
+            max_entries_per_thread: self.max_entries_per_thread,
+            max_threads: self.max_threads,
+            max_age_days: self.retention_days,
+        }
+    }
+
     pub fn sqlite_path(&self) -> PathBuf {
         self.data_dir.join("kioku.sqlite3")
     }
@@ -214,5 +261,7 @@ mod tests {
         };
         assert!(bad(&["--timezone", "Mars/Olympus"]));
         assert!(bad(&["--max-summary-chars", "0"]));
+        assert!(bad(&["--max-threads", "0"]));
+        assert!(bad(&["--retention-days", "-1"]));
     }
 }

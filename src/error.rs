@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 use crate::auth::AuthError;
 use crate::domain::ValidationError;
 use crate::store::StoreError;
+use crate::transfer::TransferError;
 
 /// Seconds a client is asked to wait after a 503.
 const RETRY_AFTER_SECS: u32 = 5;
@@ -33,8 +34,8 @@ pub enum ApiError {
     BodyTooLarge(usize),
     #[error("No such endpoint; memories are saved and loaded at `/`.")]
     NotFound,
-    #[error("`/` takes GET (or POST with a JSON body).")]
-    MethodNotAllowed,
+    #[error("This endpoint does not take that method; it takes {0}.")]
+    MethodNotAllowed(&'static str),
     #[error("`lang` must be `ja` or `en`.")]
     UnknownLanguage,
     #[error("The request target is longer than {0} bytes; send long summaries with POST.")]
@@ -44,9 +45,17 @@ pub enum ApiError {
     #[error("Too many requests for this memory; try again in {0} seconds.")]
     RateLimited(u64),
     #[error(
-        "This thread has reached the store's 1 MiB limit per thread; save to a new thread by leaving out thread_id."
+        "This summary alone is larger than the store holds in one thread (1 MiB); save a shorter summary."
     )]
-    ThreadFull,
+    EntryTooLarge,
+    #[error(
+        "Nothing to forget: {0}. Load the memory to see each thread's thread_id and each summary's timestamp."
+    )]
+    NothingToForget(&'static str),
+    #[error("This token is not an admin token: /admin takes one of KIOKU_ADMIN_TOKENS.")]
+    NotAdmin,
+    #[error("No namespace {0} holds memories here; GET /admin/namespaces lists them.")]
+    UnknownNamespace(String),
     #[error("Memory is unavailable right now; try again in a few seconds.")]
     Store(StoreError),
 }
@@ -82,6 +91,7 @@ pub enum ErrorCode {
     SummaryTooLong,
     SummaryControlCharacter,
     InvalidThreadId,
+    MissingThreadId,
     InvalidFilter,
     MalformedQuery,
     MalformedJson,
@@ -93,15 +103,28 @@ pub enum ErrorCode {
     UriTooLong,
     HeadersTooLarge,
     RateLimited,
-    ThreadFull,
+    EntryTooLarge,
+    NothingToForget,
+    NotAdmin,
+    UnknownNamespace,
     StoreUnavailable,
 }
 
 impl From<StoreError> for ApiError {
     fn from(err: StoreError) -> Self {
         match err {
-            StoreError::DocumentTooLarge => Self::ThreadFull,
+            StoreError::DocumentTooLarge => Self::EntryTooLarge,
             other => Self::Store(other),
+        }
+    }
+}
+
+/// Exports over HTTP fail only for the store; a stored name kioku cannot use counts as one.
+impl From<TransferError> for ApiError {
+    fn from(err: TransferError) -> Self {
+        match err {
+            TransferError::Store(err) => err.into(),
+            other => Self::Store(StoreError::Unavailable(other.to_string())),
         }
     }
 }
@@ -119,6 +142,7 @@ impl ApiError {
                 ValidationError::SummaryTooLong { .. } => ErrorCode::SummaryTooLong,
                 ValidationError::SummaryControlCharacter(_) => ErrorCode::SummaryControlCharacter,
                 ValidationError::InvalidThreadId(_) => ErrorCode::InvalidThreadId,
+                ValidationError::MissingThreadId => ErrorCode::MissingThreadId,
                 ValidationError::InvalidFilter { .. } => ErrorCode::InvalidFilter,
             },
             Self::MalformedQuery(_) => ErrorCode::MalformedQuery,
@@ -126,12 +150,15 @@ impl ApiError {
             Self::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,
             Self::BodyTooLarge(_) => ErrorCode::BodyTooLarge,
             Self::NotFound => ErrorCode::NotFound,
-            Self::MethodNotAllowed => ErrorCode::MethodNotAllowed,
+            Self::MethodNotAllowed(_) => ErrorCode::MethodNotAllowed,
             Self::UnknownLanguage => ErrorCode::UnknownLanguage,
             Self::UriTooLong(_) => ErrorCode::UriTooLong,
             Self::HeadersTooLarge(_) => ErrorCode::HeadersTooLarge,
             Self::RateLimited(_) => ErrorCode::RateLimited,
-            Self::ThreadFull => ErrorCode::ThreadFull,
+            Self::EntryTooLarge => ErrorCode::EntryTooLarge,
+            Self::NothingToForget(_) => ErrorCode::NothingToForget,
+            Self::NotAdmin => ErrorCode::NotAdmin,
+            Self::UnknownNamespace(_) => ErrorCode::UnknownNamespace,
             Self::Store(_) => ErrorCode::StoreUnavailable,
         }
     }
@@ -159,11 +186,13 @@ impl ResponseError for ApiError {
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::BodyTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::NotFound => StatusCode::NOT_FOUND,
-            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             Self::UriTooLong(_) => StatusCode::URI_TOO_LONG,
             Self::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             Self::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
-            Self::ThreadFull => StatusCode::CONFLICT,
+            Self::EntryTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::NothingToForget(_) | Self::UnknownNamespace(_) => StatusCode::NOT_FOUND,
+            Self::NotAdmin => StatusCode::FORBIDDEN,
             Self::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
@@ -171,7 +200,7 @@ impl ResponseError for ApiError {
     fn error_response(&self) -> HttpResponse {
         let mut response = HttpResponse::build(self.status_code());
         match self {
-            Self::Auth(_) => {
+            Self::Auth(_) | Self::NotAdmin => {
                 response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
             }
             Self::Store(cause) => {
@@ -182,8 +211,8 @@ impl ResponseError for ApiError {
             Self::RateLimited(secs) => {
                 response.insert_header((header::RETRY_AFTER, *secs));
             }
-            Self::MethodNotAllowed => {
-                response.insert_header((header::ALLOW, "GET, POST"));
+            Self::MethodNotAllowed(allow) => {
+                response.insert_header((header::ALLOW, *allow));
             }
             _ => {}
         }

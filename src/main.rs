@@ -1,9 +1,14 @@
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use kioku::config::{Cli, Command, SchemaFormat, Settings};
 use kioku::openapi::{self, SchemaOptions};
-use kioku::startup::{Application, LocalToken};
+use kioku::startup::{Application, LocalToken, open_store};
+use kioku::transfer::{self, Renames};
 use kioku::{auth, telemetry};
 
 #[actix_web::main]
@@ -18,6 +23,8 @@ async fn main() -> ExitCode {
             print!("{}", schema(&settings, format));
             ExitCode::SUCCESS
         }
+        Command::Export { namespace } => finish(export(&settings, namespace.as_deref()).await),
+        Command::Import { file, rename } => finish(import(&settings, file, &rename).await),
         Command::Serve => {
             telemetry::init(settings.log_format());
             let app = match Application::build(settings).await {
@@ -72,4 +79,82 @@ fn print_local_token(local: &LocalToken, address: std::net::SocketAddr) {
     println!(
         "Try it:\n\n    curl -H \"Authorization: Bearer $(cat {path})\" \"http://{address}/?mode=save&summary=hello\"\n    curl -H \"Authorization: Bearer $(cat {path})\" \"http://{address}/?mode=load\"\n"
     );
+}
+
+/// A command's outcome as its exit status; what went wrong goes to stderr.
+fn finish(outcome: Result<(), String>) -> ExitCode {
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(problem) => {
+            eprintln!("kioku: {problem}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `kioku export`: JSON Lines to stdout, what was written to stderr.
+async fn export(settings: &Settings, namespace: Option<&str>) -> Result<(), String> {
+    let store = open_store(settings).await.map_err(|e| e.to_string())?;
+    let namespaces = transfer::namespaces(store.as_ref(), namespace)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    let written = transfer::export(store.as_ref(), &namespaces, &mut out)
+        .await
+        .map_err(|e| e.to_string())?;
+    out.flush().map_err(|e| e.to_string())?;
+    eprintln!(
+        "exported {} threads ({} summaries) of {} namespaces",
+        written.threads,
+        written.entries,
+        namespaces.len()
+    );
+    Ok(())
+}
+
+/// `kioku import`: a progress bar on a terminal, bad lines by number, then a summary line.
+async fn import(
+    settings: &Settings,
+    file: Option<PathBuf>,
+    rename: &[String],
+) -> Result<(), String> {
+    let renames = Renames::parse(rename)?;
+    let (input, length) = open_input(file.as_deref())?;
+    let store = open_store(settings).await.map_err(|e| e.to_string())?;
+    // Hidden when stderr is not a terminal.
+    let progress = ProgressBar::with_draw_target(length, ProgressDrawTarget::stderr());
+    progress.set_style(
+        ProgressStyle::with_template("{spinner} {bar:40} {bytes}/{total_bytes} {elapsed}")
+            .expect("the template is valid"),
+    );
+    let report = transfer::import(
+        store.as_ref(),
+        input,
+        &renames,
+        |bytes| progress.inc(bytes as u64),
+        |line, reason| progress.suspend(|| eprintln!("line {line}: {reason}")),
+    )
+    .await;
+    progress.finish_and_clear();
+    let report = report
+        .map_err(|e| format!("{e}; lines read so far are imported, and importing again is safe"))?;
+    eprintln!("{}", report.summary());
+    match report.bad.len() {
+        0 => Ok(()),
+        bad => Err(format!(
+            "{bad} bad lines were skipped; fix them and import again"
+        )),
+    }
+}
+
+/// The file to import, or stdin; and its length, when known, for the progress bar.
+fn open_input(file: Option<&Path>) -> Result<(Box<dyn BufRead>, Option<u64>), String> {
+    match file {
+        None => Ok((Box::new(io::stdin().lock()), None)),
+        Some(path) => {
+            let opened = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let length = opened.metadata().ok().map(|m| m.len());
+            Ok((Box::new(BufReader::new(opened)), length))
+        }
+    }
 }

@@ -17,7 +17,11 @@ pub const PLACEHOLDER_URL: &str = "https://your-kioku-service.example.com";
         title = "kioku",
         description = "Memory for this GPT that outlives the chat: save a summary of the conversation, load saved summaries in a later one.",
     ),
-    paths(routes::memory::memory_get, routes::memory::memory_post),
+    paths(
+        routes::memory::memory_get,
+        routes::memory::memory_post,
+        routes::forget::forget
+    ),
     modifiers(&BearerAuth),
 )]
 struct ApiDoc;

@@ -2,6 +2,7 @@
 
 use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::dev::Server;
 use actix_web::error::JsonPayloadError;
@@ -9,8 +10,9 @@ use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 use chrono_tz::Tz;
 
-use crate::auth::{self, Tokens};
+use crate::auth::{self, AdminTokens, Tokens};
 use crate::config::{Settings, StoreKind};
+use crate::domain::Retention;
 use crate::error::ApiError;
 use crate::limits::{self, RateLimit};
 use crate::routes;
@@ -26,12 +28,16 @@ const fn json_body_limit(max_summary_chars: usize) -> usize {
 /// Seconds in-flight requests get to finish after SIGTERM; Cloud Run allows 10.
 const SHUTDOWN_GRACE_SECS: u64 = 8;
 
+/// How often the embedded store forgets entries past `KIOKU_RETENTION_DAYS`.
+const PURGE_EVERY: Duration = Duration::from_secs(3_600);
+
 /// What every handler shares.
 pub struct AppState {
     pub store: Arc<dyn MemoryStore>,
     pub timezone: Tz,
     pub max_summary_chars: usize,
     pub load_budget_chars: usize,
+    pub retention: Retention,
     pub public_url: Option<String>,
     pub schema_post: bool,
 }
@@ -69,7 +75,12 @@ impl Application {
                  prefer `name:token` so the token can be rotated without losing memories"
             );
         }
+        let admin_tokens = AdminTokens::parse(settings.admin_tokens.as_deref(), &tokens)
+            .map_err(StartupError::Config)?;
         let store = open_store(&settings).await?;
+        if let (StoreKind::Sqlite, Some(_)) = (settings.store(), settings.retention_days) {
+            keep_purging(&settings).await?;
+        }
         let listener = TcpListener::bind((settings.host(), settings.port))?;
         let address = listener.local_addr()?;
         let state = web::Data::new(AppState {
@@ -77,6 +88,7 @@ impl Application {
             timezone: settings.timezone,
             max_summary_chars: settings.max_summary_chars as usize,
             load_budget_chars: settings.load_budget_chars as usize,
+            retention: settings.retention(),
             public_url: settings.public_url.clone(),
             schema_post: settings.schema_post,
         });
@@ -84,6 +96,7 @@ impl Application {
             listener,
             state,
             web::Data::new(tokens),
+            web::Data::new(admin_tokens),
             web::Data::new(RateLimit::per_minute(settings.rate_limit)),
             web::Data::new(TraceProject(settings.google_cloud_project.clone())),
         )?;
@@ -134,7 +147,9 @@ fn tokens(settings: &Settings) -> Result<(Tokens, Option<LocalToken>), StartupEr
     ))
 }
 
-async fn open_store(settings: &Settings) -> Result<Arc<dyn MemoryStore>, StartupError> {
+/// The store `settings` name, each call within the store time limit. The CLI's export and
+/// import use it too.
+pub async fn open_store(settings: &Settings) -> Result<Arc<dyn MemoryStore>, StartupError> {
     let limit = settings.store_timeout();
     Ok(match settings.store() {
         // Lock waits end before the call's limit, so a write refused for a lock is refused
@@ -153,10 +168,41 @@ async fn open_store(settings: &Settings) -> Result<Arc<dyn MemoryStore>, Startup
     })
 }
 
+/// Forgets the embedded store's entries past their age now, then every [`PURGE_EVERY`], on a
+/// connection of its own. (Firestore's TTL policy does this for Firestore: docs/deploy.md.)
+async fn keep_purging(settings: &Settings) -> Result<(), StartupError> {
+    let store = SqliteStore::open(&settings.sqlite_path(), settings.store_timeout())?;
+    let retention = settings.retention();
+    let purge = move || {
+        let store = store.clone();
+        async move {
+            let Some(cutoff) = retention.cutoff() else {
+                return;
+            };
+            match store.purge_before(cutoff).await {
+                Ok(0) => {}
+                Ok(entries) => tracing::info!(entries, "forgot entries past KIOKU_RETENTION_DAYS"),
+                Err(err) => tracing::error!(error = %err, "the retention purge failed"),
+            }
+        }
+    };
+    purge().await;
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(PURGE_EVERY);
+        every.tick().await;
+        loop {
+            every.tick().await;
+            purge().await;
+        }
+    });
+    Ok(())
+}
+
 fn serve(
     listener: TcpListener,
     state: web::Data<AppState>,
     tokens: web::Data<Tokens>,
+    admin_tokens: web::Data<AdminTokens>,
     rate_limit: web::Data<RateLimit>,
     trace_project: web::Data<TraceProject>,
 ) -> std::io::Result<Server> {
@@ -167,6 +213,7 @@ fn serve(
             .wrap(from_fn(telemetry::request_log))
             .app_data(state.clone())
             .app_data(tokens.clone())
+            .app_data(admin_tokens.clone())
             .app_data(rate_limit.clone())
             .app_data(trace_project.clone())
             .app_data(
@@ -178,7 +225,30 @@ fn serve(
                 web::resource("/")
                     .route(web::get().to(routes::memory_get))
                     .route(web::post().to(routes::memory_post))
-                    .default_service(web::to(routes::method_not_allowed)),
+                    .default_service(routes::method_not_allowed("GET, POST")),
+            )
+            .service(
+                web::resource("/forget")
+                    .route(web::get().to(routes::forget))
+                    .default_service(routes::method_not_allowed("GET")),
+            )
+            .service(
+                web::scope("/admin")
+                    .service(
+                        web::resource("/namespaces")
+                            .route(web::get().to(routes::admin::namespaces))
+                            .default_service(routes::method_not_allowed("GET")),
+                    )
+                    .service(
+                        web::resource("/namespaces/{name}")
+                            .route(web::delete().to(routes::admin::delete_namespace))
+                            .default_service(routes::method_not_allowed("DELETE")),
+                    )
+                    .service(
+                        web::resource("/export")
+                            .route(web::get().to(routes::admin::export))
+                            .default_service(routes::method_not_allowed("GET")),
+                    ),
             )
             .route("/healthz", web::get().to(routes::healthz))
             .route("/readyz", web::get().to(routes::readyz))

@@ -5,6 +5,7 @@ mod entry;
 mod mode;
 mod namespace;
 mod page;
+mod retention;
 mod search;
 mod summary;
 mod thread_id;
@@ -14,8 +15,9 @@ pub use mode::Mode;
 pub use namespace::Namespace;
 pub use page::{
     Filter, Found, Located, Lookup, Omitted, Page, PageBuilder, Results, SearchCursor, micros,
-    parse_instant, search,
+    parse_instant, parse_timestamp, search,
 };
+pub use retention::Retention;
 pub use search::{Query, fold};
 pub use summary::Summary;
 pub use thread_id::ThreadId;
@@ -43,6 +45,10 @@ pub enum ValidationError {
         "`thread_id` {0}. Send the thread_id a previous save returned, or omit it to start a new thread."
     )]
     InvalidThreadId(&'static str),
+    #[error(
+        "`thread_id` is required: send the thread_id of the thread to forget, as a load shows it."
+    )]
+    MissingThreadId,
     #[error("`{name}` must be {expected}.")]
     InvalidFilter {
         name: &'static str,

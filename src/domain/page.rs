@@ -127,6 +127,14 @@ impl Filter {
             && self.before.is_none_or(|before| item.at < before)
     }
 
+    /// Admits nothing saved before `cutoff`, such as entries past the retention age.
+    pub fn not_before(self, cutoff: Option<i64>) -> Self {
+        Self {
+            since: self.since.max(cutoff),
+            ..self
+        }
+    }
+
     /// Keeps the entries of the `limit` threads with the newest entries; `items` are in
     /// [`Located::load_order`].
     pub fn limit_threads(&self, items: &mut Vec<Located>) {
@@ -205,6 +213,33 @@ impl Lookup {
             }),
         })
     }
+
+    /// The same lookup, admitting nothing saved before `cutoff`.
+    pub fn not_before(self, cutoff: Option<i64>) -> Self {
+        match self {
+            Self::Page(filter) => Self::Page(filter.not_before(cutoff)),
+            Self::Search {
+                filter,
+                query,
+                after,
+            } => Self::Search {
+                filter: filter.not_before(cutoff),
+                query,
+                after,
+            },
+        }
+    }
+}
+
+/// A saved entry's `timestamp` as a caller sends it back, in [`micros`]. A `+` sent unencoded
+/// in a query string arrives as a space, so a space before the offset is read as `+`.
+pub fn parse_timestamp(raw: &str) -> Option<i64> {
+    let raw = raw.trim();
+    let at = DateTime::parse_from_rfc3339(raw).or_else(|err| match raw.rsplit_once(' ') {
+        Some((time, offset)) => DateTime::parse_from_rfc3339(&format!("{time}+{offset}")),
+        None => Err(err),
+    });
+    at.ok().map(|at| at.timestamp_micros())
 }
 
 /// A parameter's value, trimmed; an empty one counts as absent.

@@ -13,6 +13,14 @@ impl ThreadId {
         }
     }
 
+    /// An id that must be sent, to name an existing thread.
+    pub fn parse_required(raw: Option<&str>) -> Result<Self, ValidationError> {
+        match raw {
+            Some(id) if !id.trim().is_empty() => Self::parse(id),
+            _ => Err(ValidationError::MissingThreadId),
+        }
+    }
+
     pub fn parse(id: &str) -> Result<Self, ValidationError> {
         if id.trim().is_empty() {
             return Err(ValidationError::InvalidThreadId("is blank"));

@@ -7,6 +7,7 @@ use crate::auth::Authenticated;
 use crate::domain::{Entry, Found, Lookup, Mode, Namespace, Summary, Thread, ThreadId, search};
 use crate::error::{ApiError, ErrorBody};
 use crate::startup::AppState;
+use crate::store::Trimmed;
 
 use super::strict_query::StrictQuery;
 
@@ -111,9 +112,9 @@ enum MemoryErrors {
     /// The token is not known to this server
     #[response(status = 403)]
     Forbidden(ErrorBody),
-    /// The thread is full; save to a new thread by leaving out thread_id
-    #[response(status = 409)]
-    ThreadFull(ErrorBody),
+    /// The summary alone is larger than the store holds in a thread
+    #[response(status = 413)]
+    EntryTooLarge(ErrorBody),
     /// The request target is too long; send long summaries with POST
     #[response(status = 414)]
     UriTooLong(ErrorBody),
@@ -153,6 +154,40 @@ pub struct Saved {
     thread_id: String,
     /// When the summary was saved.
     timestamp: String,
+    /// Summaries of this thread this save dropped, oldest first, to keep within the limits.
+    #[serde(skip_serializing_if = "is_zero")]
+    dropped_entries: u64,
+    /// Least recently saved threads this save dropped, to keep within the thread limit.
+    #[serde(skip_serializing_if = "is_zero")]
+    dropped_threads: u64,
+    /// What this save dropped, in a sentence to pass on to the user.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    notice: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Tells the user what a save dropped, if anything.
+fn notice(trimmed: &Trimmed) -> Option<String> {
+    let entries = match trimmed.entries {
+        0 => None,
+        n if trimmed.for_size => Some(format!(
+            "This thread reached the store's size limit, so its {n} oldest summaries were forgotten."
+        )),
+        n => Some(format!(
+            "This thread's {n} oldest summaries were forgotten to keep within this memory's limits."
+        )),
+    };
+    let threads = (trimmed.threads > 0).then(|| {
+        format!(
+            "The {} least recently saved threads were forgotten to keep within this memory's thread limit.",
+            trimmed.threads
+        )
+    });
+    let sentences: Vec<String> = entries.into_iter().chain(threads).collect();
+    (!sentences.is_empty()).then(|| sentences.join(" "))
 }
 
 async fn save(
@@ -163,14 +198,24 @@ async fn save(
     let summary = Summary::parse(req.summary, app.max_summary_chars)?;
     let thread = ThreadId::parse_or_new(req.thread_id.as_deref())?;
     let entry = Entry::now(summary, app.timezone);
-    app.store.save(ns, &thread, &entry).await?;
+    let trimmed = app.store.save(ns, &thread, &entry, &app.retention).await?;
     let count = app.store.count(ns).await?;
-    tracing::info!(namespace = %ns, thread_id = thread.as_str(), chars = entry.summary.chars().count(), "saved");
+    tracing::info!(
+        namespace = %ns,
+        thread_id = thread.as_str(),
+        chars = entry.summary.chars().count(),
+        dropped_entries = trimmed.entries,
+        dropped_threads = trimmed.threads,
+        "saved"
+    );
     Ok(MemoryResponse::Saved(Saved {
         status: SaveStatus::Saved,
         count,
         thread_id: thread.as_str().to_owned(),
         timestamp: entry.timestamp,
+        dropped_entries: trimmed.entries,
+        dropped_threads: trimmed.threads,
+        notice: notice(&trimmed),
     }))
 }
 
@@ -268,7 +313,8 @@ async fn load(
         req.before.as_deref(),
         req.limit.as_deref(),
         app.timezone,
-    )?;
+    )?
+    .not_before(app.retention.cutoff());
     let budget = app.load_budget_chars;
     Ok(match lookup {
         Lookup::Page(filter) => {

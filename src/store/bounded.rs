@@ -3,8 +3,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use super::{MemoryStore, StoreError};
-use crate::domain::{Entry, Filter, Located, Namespace, Page, Query, ThreadId};
+use super::{Counts, MemoryStore, NamespaceStats, StoreError, Trimmed};
+use crate::domain::{Entry, Filter, Located, Namespace, Page, Query, Retention, Thread, ThreadId};
 
 /// Puts a time limit on every call of the store it wraps, so a stuck store answers
 /// [`StoreError::Timeout`] instead of hanging the request.
@@ -35,8 +35,10 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
         ns: &Namespace,
         thread: &ThreadId,
         entry: &Entry,
-    ) -> Result<(), StoreError> {
-        self.bound(self.inner.save(ns, thread, entry)).await
+        retention: &Retention,
+    ) -> Result<Trimmed, StoreError> {
+        self.bound(self.inner.save(ns, thread, entry, retention))
+            .await
     }
 
     async fn count(&self, ns: &Namespace) -> Result<u64, StoreError> {
@@ -59,6 +61,36 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
         query: &Query,
     ) -> Result<Vec<Located>, StoreError> {
         self.bound(self.inner.candidates(ns, filter, query)).await
+    }
+
+    async fn forget(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        at: Option<i64>,
+    ) -> Result<Counts, StoreError> {
+        self.bound(self.inner.forget(ns, thread, at)).await
+    }
+
+    async fn namespaces(&self) -> Result<Vec<NamespaceStats>, StoreError> {
+        self.bound(self.inner.namespaces()).await
+    }
+
+    async fn threads(&self, ns: &Namespace) -> Result<Vec<Thread>, StoreError> {
+        self.bound(self.inner.threads(ns)).await
+    }
+
+    async fn import(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        entries: &[Entry],
+    ) -> Result<u64, StoreError> {
+        self.bound(self.inner.import(ns, thread, entries)).await
+    }
+
+    async fn delete_namespace(&self, ns: &Namespace) -> Result<Counts, StoreError> {
+        self.bound(self.inner.delete_namespace(ns)).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -7,14 +7,15 @@ use rusqlite::functions::FunctionFlags;
 use rusqlite::types::Value;
 use rusqlite::{Connection, Transaction, params, params_from_iter};
 
-use super::{MemoryStore, StoreError};
+use super::{Counts, MemoryStore, NamespaceStats, StoreError, Trimmed};
 use crate::domain::{
-    Entry, Filter, Located, Namespace, Page, PageBuilder, Query, ThreadId, fold, micros,
+    Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Retention, Thread, ThreadId, fold,
+    micros,
 };
 
 /// Schema versions, applied in order at open; `PRAGMA user_version` records how many ran.
 const MIGRATIONS: &[fn(&Transaction) -> rusqlite::Result<()>] =
-    &[create_tables, add_time_and_search];
+    &[create_tables, add_time_and_search, tidy_after_deletes];
 
 /// 1: entries in save order; each thread remembers its latest entry.
 fn create_tables(tx: &Transaction) -> rusqlite::Result<()> {
@@ -56,6 +57,103 @@ fn add_time_and_search(tx: &Transaction) -> rusqlite::Result<()> {
         text.execute(params![seq, fold(&summary)])?;
     }
     Ok(())
+}
+
+/// 3: deleting an entry deletes its search text, and its thread once empty, or moves the
+/// thread's latest entry back; so every way of forgetting is a plain `DELETE FROM entries`.
+fn tidy_after_deletes(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TRIGGER entry_deleted AFTER DELETE ON entries BEGIN
+             DELETE FROM entry_search WHERE seq = old.seq;
+             DELETE FROM threads WHERE namespace = old.namespace AND thread_id = old.thread_id
+                 AND NOT EXISTS (SELECT 1 FROM entries
+                                 WHERE namespace = old.namespace AND thread_id = old.thread_id);
+             UPDATE threads SET last_seq = (SELECT MAX(seq) FROM entries
+                                            WHERE namespace = old.namespace
+                                              AND thread_id = old.thread_id)
+                 WHERE namespace = old.namespace AND thread_id = old.thread_id
+                   AND last_seq = old.seq;
+         END;",
+    )
+}
+
+/// Appends `entry` to the thread and makes it the thread's latest.
+fn insert_entry(tx: &Transaction, ns: &str, thread: &str, entry: &Entry) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO entries (namespace, thread_id, summary, timestamp, at_us)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            ns,
+            thread,
+            entry.summary,
+            entry.timestamp,
+            micros(&entry.timestamp)
+        ],
+    )?;
+    let seq = tx.last_insert_rowid();
+    tx.execute(
+        "INSERT INTO entry_search (seq, folded) VALUES (?1, ?2)",
+        params![seq, fold(&entry.summary)],
+    )?;
+    tx.execute(
+        "INSERT INTO threads (namespace, thread_id, last_seq) VALUES (?1, ?2, ?3)
+         ON CONFLICT (namespace, thread_id) DO UPDATE SET last_seq = excluded.last_seq",
+        params![ns, thread, seq],
+    )?;
+    Ok(())
+}
+
+/// Drops what `retention` does not keep after a save to `thread`: its oldest entries beyond
+/// the limit, and the least recently saved threads beyond theirs.
+fn apply_retention(
+    tx: &Transaction,
+    ns: &str,
+    thread: &str,
+    retention: &Retention,
+) -> rusqlite::Result<Trimmed> {
+    let mut trimmed = Trimmed::default();
+    if let Some(max) = retention.max_entries_per_thread {
+        trimmed.entries = tx.execute(
+            "DELETE FROM entries WHERE seq IN (
+                 SELECT seq FROM entries WHERE namespace = ?1 AND thread_id = ?2
+                 ORDER BY seq DESC LIMIT -1 OFFSET ?3)",
+            params![ns, thread, max.get()],
+        )? as u64;
+    }
+    if let Some(max) = retention.max_threads {
+        let excess: u64 = tx.query_row(
+            "SELECT MAX(COUNT(*) - ?2, 0) FROM threads WHERE namespace = ?1",
+            params![ns, max.get()],
+            |row| row.get(0),
+        )?;
+        if excess > 0 {
+            tx.execute(
+                "DELETE FROM entries WHERE namespace = ?1 AND thread_id IN (
+                     SELECT thread_id FROM threads WHERE namespace = ?1
+                     ORDER BY last_seq LIMIT ?2)",
+                params![ns, excess],
+            )?;
+            trimmed.threads = excess;
+        }
+    }
+    Ok(trimmed)
+}
+
+fn counts(
+    conn: &Connection,
+    clause: &str,
+    values: impl rusqlite::Params,
+) -> rusqlite::Result<Counts> {
+    conn.query_row(
+        &format!("SELECT COUNT(DISTINCT thread_id), COUNT(*) FROM entries WHERE {clause}"),
+        values,
+        |row| {
+            Ok(Counts {
+                threads: row.get(0)?,
+                entries: row.get(1)?,
+            })
+        },
+    )
 }
 
 /// `contains(text, word)`: SQLite's `instr` compares at every character, far slower than
@@ -151,6 +249,18 @@ impl SqliteStore {
     }
 }
 
+impl SqliteStore {
+    /// Deletes the entries of every namespace saved before `cutoff` (in [`micros`]); returns
+    /// how many.
+    pub async fn purge_before(&self, cutoff: i64) -> Result<u64, StoreError> {
+        self.with_conn(move |conn| {
+            let purged = conn.execute("DELETE FROM entries WHERE at_us < ?1", [cutoff])?;
+            Ok(purged as u64)
+        })
+        .await
+    }
+}
+
 fn unavailable(err: rusqlite::Error) -> StoreError {
     StoreError::Unavailable(err.to_string())
 }
@@ -172,36 +282,20 @@ impl MemoryStore for SqliteStore {
         ns: &Namespace,
         thread: &ThreadId,
         entry: &Entry,
-    ) -> Result<(), StoreError> {
+        retention: &Retention,
+    ) -> Result<Trimmed, StoreError> {
         let (ns, thread, entry) = (
             ns.name().to_owned(),
             thread.as_str().to_owned(),
             entry.clone(),
         );
+        let retention = *retention;
         self.with_conn(move |conn| {
             let tx = conn.transaction()?;
-            tx.execute(
-                "INSERT INTO entries (namespace, thread_id, summary, timestamp, at_us)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![
-                    ns,
-                    thread,
-                    entry.summary,
-                    entry.timestamp,
-                    micros(&entry.timestamp)
-                ],
-            )?;
-            let seq = tx.last_insert_rowid();
-            tx.execute(
-                "INSERT INTO entry_search (seq, folded) VALUES (?1, ?2)",
-                params![seq, fold(&entry.summary)],
-            )?;
-            tx.execute(
-                "INSERT INTO threads (namespace, thread_id, last_seq) VALUES (?1, ?2, ?3)
-                 ON CONFLICT (namespace, thread_id) DO UPDATE SET last_seq = excluded.last_seq",
-                params![ns, thread, seq],
-            )?;
-            tx.commit()
+            insert_entry(&tx, &ns, &thread, &entry)?;
+            let trimmed = apply_retention(&tx, &ns, &thread, &retention)?;
+            tx.commit()?;
+            Ok(trimmed)
         })
         .await
     }
@@ -278,6 +372,127 @@ impl MemoryStore for SqliteStore {
             ))?;
             stmt.query_map(params_from_iter(&values), located)?
                 .collect()
+        })
+        .await
+    }
+
+    async fn forget(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        at: Option<i64>,
+    ) -> Result<Counts, StoreError> {
+        let (ns, thread) = (ns.name().to_owned(), thread.as_str().to_owned());
+        self.with_conn(move |conn| {
+            let tx = conn.transaction()?;
+            let clause = "namespace = ?1 AND thread_id = ?2 AND (?3 IS NULL OR at_us = ?3)";
+            let before = counts(&tx, clause, params![ns, thread, at])?;
+            tx.execute(
+                &format!("DELETE FROM entries WHERE {clause}"),
+                params![ns, thread, at],
+            )?;
+            let left = counts(
+                &tx,
+                "namespace = ?1 AND thread_id = ?2",
+                params![ns, thread],
+            )?;
+            tx.commit()?;
+            Ok(Counts {
+                threads: u64::from(before.entries > 0 && left.entries == 0),
+                entries: before.entries,
+            })
+        })
+        .await
+    }
+
+    async fn namespaces(&self) -> Result<Vec<NamespaceStats>, StoreError> {
+        self.with_conn(|conn| {
+            let mut stmt = conn.prepare(
+                "SELECT namespace, COUNT(DISTINCT thread_id), COUNT(*),
+                        (SELECT timestamp FROM entries l WHERE l.namespace = e.namespace
+                         ORDER BY at_us DESC LIMIT 1)
+                 FROM entries e GROUP BY namespace ORDER BY namespace",
+            )?;
+            stmt.query_map([], |row| {
+                Ok(NamespaceStats {
+                    name: row.get(0)?,
+                    counts: Counts {
+                        threads: row.get(1)?,
+                        entries: row.get(2)?,
+                    },
+                    last_saved: row.get(3)?,
+                })
+            })?
+            .collect()
+        })
+        .await
+    }
+
+    async fn threads(&self, ns: &Namespace) -> Result<Vec<Thread>, StoreError> {
+        let ns = ns.name().to_owned();
+        self.with_conn(move |conn| {
+            let mut stmt = conn.prepare(
+                "SELECT thread_id, summary, timestamp FROM entries WHERE namespace = ?1
+                 ORDER BY thread_id, seq",
+            )?;
+            let mut threads: Vec<Thread> = Vec::new();
+            let mut rows = stmt.query([ns])?;
+            while let Some(row) = rows.next()? {
+                let id: String = row.get(0)?;
+                let entry = Entry {
+                    summary: row.get(1)?,
+                    timestamp: row.get(2)?,
+                };
+                match threads.last_mut() {
+                    Some(thread) if thread.id == id => thread.entries.push(entry),
+                    _ => threads.push(Thread {
+                        id,
+                        entries: vec![entry],
+                    }),
+                }
+            }
+            Ok(threads)
+        })
+        .await
+    }
+
+    async fn import(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        entries: &[Entry],
+    ) -> Result<u64, StoreError> {
+        let (ns, thread) = (ns.name().to_owned(), thread.as_str().to_owned());
+        let entries = entries.to_vec();
+        self.with_conn(move |conn| {
+            let tx = conn.transaction()?;
+            let mut added = 0;
+            for entry in &entries {
+                let held: bool = tx.query_row(
+                    "SELECT EXISTS (SELECT 1 FROM entries WHERE namespace = ?1 AND thread_id = ?2
+                                    AND summary = ?3 AND timestamp = ?4)",
+                    params![ns, thread, entry.summary, entry.timestamp],
+                    |row| row.get(0),
+                )?;
+                if !held {
+                    insert_entry(&tx, &ns, &thread, entry)?;
+                    added += 1;
+                }
+            }
+            tx.commit()?;
+            Ok(added)
+        })
+        .await
+    }
+
+    async fn delete_namespace(&self, ns: &Namespace) -> Result<Counts, StoreError> {
+        let ns = ns.name().to_owned();
+        self.with_conn(move |conn| {
+            let tx = conn.transaction()?;
+            let held = counts(&tx, "namespace = ?1", [&ns])?;
+            tx.execute("DELETE FROM entries WHERE namespace = ?1", [&ns])?;
+            tx.commit()?;
+            Ok(held)
         })
         .await
     }

@@ -89,30 +89,37 @@ async fn a_namespace_written_by_the_original_loads_and_saves_as_the_original_wou
     );
 }
 
+/// A save that would pass Firestore's 1 MiB document limit drops the thread's oldest
+/// summaries, and the answer says so.
 #[tokio::test]
-async fn a_thread_at_the_document_limit_answers_409_and_keeps_its_entries() {
+async fn a_thread_at_the_document_limit_drops_its_oldest_summaries() {
     let app = spawn_on_firestore("unused-token", |s| {
         s.max_summary_chars = 100_000;
         s.load_budget_chars = 1_000_000;
     })
     .await;
     let thread = format!("big-{}", uuid::Uuid::new_v4());
-    let big = "記".repeat(100_000); // 300 KB in UTF-8
-    let body = json!({"mode": "save", "thread_id": thread, "summary": big});
-    for _ in 0..3 {
-        ok_json(app.post(Some(ALICE), &body).send().await.unwrap()).await;
+    let big = |i: usize| format!("{i}{}", "記".repeat(99_999)); // 300 KB in UTF-8
+    let body = |i| json!({"mode": "save", "thread_id": thread, "summary": big(i)});
+    for i in 0..3 {
+        let saved = ok_json(app.post(Some(ALICE), &body(i)).send().await.unwrap()).await;
+        assert!(saved.get("dropped_entries").is_none(), "{saved}");
     }
-    let refused = app.post(Some(ALICE), &body).send().await.unwrap();
-    let error = error_json(refused, 409, "thread_full").await;
+    let saved = ok_json(app.post(Some(ALICE), &body(3)).send().await.unwrap()).await;
+    assert_eq!(saved["dropped_entries"], 1);
     assert!(
-        error["message"].as_str().unwrap().contains("1 MiB"),
-        "{error}"
+        saved["notice"].as_str().unwrap().contains("size limit"),
+        "{saved}"
     );
     let query = [("mode", "load"), ("thread_id", thread.as_str())];
     let loaded: Value = ok_json(app.get(Some(ALICE), &query).send().await.unwrap()).await;
-    let entries = loaded["data"][&thread].as_array().unwrap();
-    assert_eq!(entries.len(), 3);
-    assert!(entries.iter().all(|e| e["summary"] == big.as_str()));
+    let entries: Vec<&str> = loaded["data"][&thread]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["summary"].as_str().unwrap())
+        .collect();
+    assert_eq!(entries, [big(1), big(2), big(3)]);
 }
 
 /// With Firestore down, requests get 503 JSON with Retry-After within the time limit and

@@ -19,6 +19,7 @@ pub const ALICE: &str = "tok-alice-0123456789";
 pub const ALICE_ROTATED: &str = "tok-alice-rotated-9876";
 pub const BOB: &str = "tok-bob-0123456789";
 pub const BARE: &str = "tok-bare-seed-style";
+pub const ADMIN: &str = "tok-admin-0123456789";
 
 pub fn api_tokens() -> String {
     format!("alice:{ALICE},alice:{ALICE_ROTATED},bob:{BOB},{BARE}")
@@ -36,12 +37,45 @@ pub fn settings(data_dir: &Path) -> Settings {
         max_summary_chars: 5_000,
         load_budget_chars: 90_000,
         store_timeout_secs: 8,
+        max_entries_per_thread: None,
+        max_threads: None,
+        retention_days: None,
+        admin_tokens: Some(ADMIN.into()),
         rate_limit: 0,
         public_url: None,
         schema_post: false,
         log_format: None,
         k_service: None,
         google_cloud_project: None,
+    }
+}
+
+/// A server on `store` with, besides the usual tokens, a namespace of this test's own (so
+/// tests can share the Firestore emulator) and its token.
+pub struct Fresh {
+    pub app: TestApp,
+    pub ns: String,
+    pub token: String,
+}
+
+pub async fn spawn_fresh(store: StoreKind, customize: impl FnOnce(&mut Settings)) -> Fresh {
+    let id = uuid::Uuid::new_v4();
+    let (ns, token) = (format!("ns-{id}"), format!("tok-{id}"));
+    let app = spawn_app_with(|s| {
+        on_store(s, store);
+        s.api_tokens = Some(format!("{},{ns}:{token}", api_tokens()));
+        customize(s);
+    })
+    .await;
+    Fresh { app, ns, token }
+}
+
+/// Points `settings` at `store`: for Firestore, the emulator `scripts/test` started.
+pub fn on_store(settings: &mut Settings, store: StoreKind) {
+    settings.store = Some(store);
+    if store == StoreKind::Firestore {
+        crate::original::emulator_host();
+        settings.google_cloud_project = Some(crate::original::PROJECT.into());
     }
 }
 
@@ -94,6 +128,12 @@ impl TestApp {
 
     pub fn path(&self, path: &str) -> RequestBuilder {
         self.client.get(format!("{}{path}", self.base))
+    }
+
+    /// A request to `path` with `token`.
+    pub fn call(&self, method: reqwest::Method, path: &str, token: &str) -> RequestBuilder {
+        let url = format!("{}{path}", self.base);
+        self.client.request(method, url).bearer_auth(token)
     }
 
     /// Saves and returns the 200 response's body.

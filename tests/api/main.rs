@@ -6,6 +6,7 @@ mod firestore;
 mod health;
 mod helpers;
 mod hostile;
+mod lifecycle;
 mod memory;
 #[path = "../common/original.rs"]
 mod original;
@@ -13,3 +14,4 @@ mod process;
 mod scale;
 mod schema;
 mod schemathesis;
+mod transfer;

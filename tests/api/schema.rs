@@ -41,11 +41,11 @@ async fn the_schema_follows_the_gpt_action_rules() {
             .map(|(path, method, _)| format!("{method} {path}"))
             .collect();
         let expected = if include_post {
-            vec!["get /", "post /"]
+            vec!["get /", "post /", "get /forget"]
         } else {
-            vec!["get /"]
+            vec!["get /", "get /forget"]
         };
-        assert_eq!(methods, expected);
+        assert_eq!(methods, expected, "/admin is not for GPTs");
         for (path, method, operation) in &operations {
             let name = format!("{method} {path}");
             assert!(
@@ -65,10 +65,19 @@ async fn the_schema_follows_the_gpt_action_rules() {
                 let text = parameter["description"].as_str().unwrap();
                 assert!(text.chars().count() <= 700, "{name} {}", parameter["name"]);
             }
-            assert_eq!(operation["x-openai-isConsequential"], false, "{name}");
+            // Only forgetting deletes, so only it has ChatGPT ask the user first.
+            let consequential = path == "/forget";
+            assert_eq!(
+                operation["x-openai-isConsequential"], consequential,
+                "{name}"
+            );
             assert_eq!(operation["security"], json!([{"bearer": []}]), "{name}");
         }
         assert_eq!(schema["paths"]["/"]["get"]["operationId"], "mngMemory");
+        assert_eq!(
+            schema["paths"]["/forget"]["get"]["operationId"],
+            "forgetMemory"
+        );
     }
 }
 

@@ -4,8 +4,17 @@
 use std::collections::HashSet;
 
 use futures::future::try_join_all;
-use kioku::domain::{Entry, Filter, Namespace, Query, Thread, ThreadId, search};
+use kioku::domain::{Entry, Filter, Namespace, Query, Retention, Thread, ThreadId, search};
 use kioku::store::MemoryStore;
+
+pub use crate::lifecycle::*;
+
+/// No retention limit.
+pub const KEEP_ALL: Retention = Retention {
+    max_entries_per_thread: None,
+    max_threads: None,
+    max_age_days: None,
+};
 
 /// Everything the namespace holds, in one page.
 pub async fn load_all(store: &impl MemoryStore, ns: &Namespace) -> Vec<Thread> {
@@ -43,7 +52,10 @@ pub async fn a_saved_entry_loads_back_exactly(store: &impl MemoryStore) {
         "要約: 🎌 \u{200f}עברית\u{200b} \"quotes\" \\ tab\there\r\nnext line",
         "2025-08-19T08:39:27.174624+09:00",
     );
-    store.save(&ns, &thread("t1"), &saved).await.unwrap();
+    store
+        .save(&ns, &thread("t1"), &saved, &KEEP_ALL)
+        .await
+        .unwrap();
     assert_eq!(store.count(&ns).await.unwrap(), 1);
     let threads = load_all(store, &ns).await;
     assert_eq!(threads.len(), 1);
@@ -63,7 +75,7 @@ pub async fn entries_come_oldest_first_and_threads_most_recent_first(store: &imp
     for (i, (id, summary)) in saves.into_iter().enumerate() {
         let ts = format!("2025-01-01T00:00:0{i}.000000+09:00");
         store
-            .save(&ns, &thread(id), &entry(summary, &ts))
+            .save(&ns, &thread(id), &entry(summary, &ts), &KEEP_ALL)
             .await
             .unwrap();
     }
@@ -83,15 +95,25 @@ pub async fn namespaces_never_see_each_other(store: &impl MemoryStore) {
     let (alice, bob) = (namespace(), namespace());
     let prefix = Namespace::named(&alice.name()[..alice.name().len() - 1]).unwrap();
     store
-        .save(&alice, &thread("shared-id"), &entry("alice's", "t"))
+        .save(
+            &alice,
+            &thread("shared-id"),
+            &entry("alice's", "t"),
+            &KEEP_ALL,
+        )
         .await
         .unwrap();
     store
-        .save(&bob, &thread("shared-id"), &entry("bob's", "t"))
+        .save(&bob, &thread("shared-id"), &entry("bob's", "t"), &KEEP_ALL)
         .await
         .unwrap();
     store
-        .save(&bob, &thread("other"), &entry("bob's other", "t"))
+        .save(
+            &bob,
+            &thread("other"),
+            &entry("bob's other", "t"),
+            &KEEP_ALL,
+        )
         .await
         .unwrap();
 
@@ -110,7 +132,7 @@ pub async fn parallel_saves_to_one_thread_all_land(store: &impl MemoryStore) {
     let id = thread("busy");
     let expected: HashSet<String> = (0..200).map(|i| format!("entry {i}")).collect();
     let entries: Vec<Entry> = expected.iter().map(|s| entry(s, "t")).collect();
-    try_join_all(entries.iter().map(|e| store.save(&ns, &id, e)))
+    try_join_all(entries.iter().map(|e| store.save(&ns, &id, e, &KEEP_ALL)))
         .await
         .unwrap();
     let threads = load_all(store, &ns).await;
@@ -127,9 +149,13 @@ pub async fn parallel_saves_across_threads_are_all_counted(store: &impl MemorySt
     let ns = namespace();
     let saves = (0..100).map(|i| (thread(&format!("t{}", i % 5)), entry(&format!("e{i}"), "t")));
     let saves: Vec<_> = saves.collect();
-    try_join_all(saves.iter().map(|(id, e)| store.save(&ns, id, e)))
-        .await
-        .unwrap();
+    try_join_all(
+        saves
+            .iter()
+            .map(|(id, e)| store.save(&ns, id, e, &KEEP_ALL)),
+    )
+    .await
+    .unwrap();
     assert_eq!(store.count(&ns).await.unwrap(), 5);
     let threads = load_all(store, &ns).await;
     assert_eq!(threads.iter().map(|t| t.entries.len()).sum::<usize>(), 100);
@@ -155,7 +181,7 @@ async fn save_at(
             second % 60
         );
         store
-            .save(ns, &thread(id), &entry(summary, &timestamp))
+            .save(ns, &thread(id), &entry(summary, &timestamp), &KEEP_ALL)
             .await
             .unwrap();
     }
@@ -344,6 +370,13 @@ macro_rules! conformance_suite {
             parallel_saves_to_one_thread_all_land,
             parallel_saves_across_threads_are_all_counted,
             a_ready_store_answers_ping,
+            forgetting_a_thread_removes_it_whole,
+            forgetting_one_entry_keeps_the_rest,
+            a_thread_keeps_at_most_its_entry_limit,
+            a_namespace_keeps_at_most_its_thread_limit,
+            import_appends_only_what_is_missing,
+            threads_and_namespaces_list_what_is_held,
+            deleting_a_namespace_removes_only_it,
             filters_select_threads_times_and_counts,
             a_cut_page_counts_what_it_left_out_and_the_cursor_reaches_it,
             search_finds_every_word_in_any_width_ranked_by_matches_then_recency,

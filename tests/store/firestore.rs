@@ -5,10 +5,13 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use firestore::gcloud_sdk::google::firestore::v1::value::ValueType;
-use kioku::domain::ThreadId;
-use kioku::store::{FirestoreStore, MemoryStore, StoreError};
+use std::num::NonZeroU32;
 
-use crate::conformance::{entry, load_all, namespace};
+use chrono::{SecondsFormat, TimeDelta, Utc};
+use kioku::domain::{Retention, ThreadId};
+use kioku::store::{FirestoreStore, MemoryStore, StoreError, Trimmed};
+
+use crate::conformance::{KEEP_ALL, entry, load_all, namespace};
 use crate::original::{PROJECT, emulator_host, raw_db, read_raw, string, write_as_original};
 
 async fn connect() -> (FirestoreStore, ()) {
@@ -47,7 +50,7 @@ async fn threads_written_by_the_original_load_unchanged_and_newest_first() {
     // A kioku save into the original's thread appends and moves it to the front.
     let added = entry("kioku から追記", "2025-09-01T10:00:00.000000+09:00");
     store
-        .save(&ns, &ThreadId::parse("b-older").unwrap(), &added)
+        .save(&ns, &ThreadId::parse("b-older").unwrap(), &added, &KEEP_ALL)
         .await
         .unwrap();
     let threads = load_all(&store, &ns).await;
@@ -67,11 +70,21 @@ async fn documents_kioku_writes_have_the_original_shape() {
     let ns = namespace();
     let id = ThreadId::parse("t").unwrap();
     store
-        .save(&ns, &id, &entry("one", "2025-08-19T08:39:27.174624+09:00"))
+        .save(
+            &ns,
+            &id,
+            &entry("one", "2025-08-19T08:39:27.174624+09:00"),
+            &KEEP_ALL,
+        )
         .await
         .unwrap();
     store
-        .save(&ns, &id, &entry("two", "2025-08-19T08:40:00.000000+09:00"))
+        .save(
+            &ns,
+            &id,
+            &entry("two", "2025-08-19T08:40:00.000000+09:00"),
+            &KEEP_ALL,
+        )
         .await
         .unwrap();
 
@@ -105,10 +118,10 @@ async fn documents_kioku_writes_have_the_original_shape() {
     }
 }
 
-/// Firestore caps a document at 1 MiB: the save past it is refused, and the thread keeps what
-/// it had.
+/// Firestore caps a document at 1 MiB: a save past it drops the thread's oldest entries and
+/// says so; an entry too large on its own is refused and changes nothing.
 #[tokio::test]
-async fn a_save_past_the_document_limit_is_refused_and_corrupts_nothing() {
+async fn a_save_past_the_document_limit_drops_the_oldest_entries() {
     let (store, ()) = connect().await;
     let ns = namespace();
     let id = ThreadId::parse("big").unwrap();
@@ -119,10 +132,54 @@ async fn a_save_past_the_document_limit_is_refused_and_corrupts_nothing() {
         )
     };
     for i in 0..3 {
-        store.save(&ns, &id, &big(i)).await.unwrap();
+        let trimmed = store.save(&ns, &id, &big(i), &KEEP_ALL).await.unwrap();
+        assert_eq!(trimmed, Trimmed::default());
     }
-    let err = store.save(&ns, &id, &big(3)).await.unwrap_err();
-    assert!(matches!(err, StoreError::DocumentTooLarge), "{err:?}");
+    let trimmed = store.save(&ns, &id, &big(3), &KEEP_ALL).await.unwrap();
+    let expected = Trimmed {
+        entries: 1,
+        threads: 0,
+        for_size: true,
+    };
+    assert_eq!(trimmed, expected);
     let threads = load_all(&store, &ns).await;
-    assert_eq!(threads[0].entries, [big(0), big(1), big(2)]);
+    assert_eq!(threads[0].entries, [big(1), big(2), big(3)]);
+
+    let huge = entry(&"記".repeat(400_000), "2025-01-01T00:00:09.000000+09:00");
+    let err = store.save(&ns, &id, &huge, &KEEP_ALL).await.unwrap_err();
+    assert!(matches!(err, StoreError::DocumentTooLarge), "{err:?}");
+    assert_eq!(load_all(&store, &ns).await, threads);
+}
+
+/// With a retention age, a save drops the thread's entries past it and sets `expire_at`, the
+/// field of the TTL policy that deletes threads nobody saved to within the age.
+#[tokio::test]
+async fn a_retention_age_drops_old_entries_and_sets_the_ttl_field() {
+    let db = raw_db().await;
+    let (store, ()) = connect().await;
+    let ns = namespace();
+    let id = ThreadId::parse("t").unwrap();
+    let week = Retention {
+        max_age_days: NonZeroU32::new(7),
+        ..KEEP_ALL
+    };
+    let now = Utc::now();
+    let days_ago =
+        |days: i64| (now - TimeDelta::days(days)).to_rfc3339_opts(SecondsFormat::Micros, false);
+    let (old, recent) = (entry("old", &days_ago(30)), entry("recent", &days_ago(1)));
+    store
+        .import(&ns, &id, &[old, recent.clone()])
+        .await
+        .unwrap();
+    let new = entry("new", &days_ago(0));
+    let trimmed = store.save(&ns, &id, &new, &week).await.unwrap();
+    assert_eq!(trimmed.entries, 1);
+    assert_eq!(load_all(&store, &ns).await[0].entries, [recent, new]);
+
+    let doc = read_raw(&db, &ns, "t").await;
+    let Some(ValueType::TimestampValue(expire_at)) = &doc.fields["expire_at"].value_type else {
+        panic!("expire_at is a timestamp: {doc:?}");
+    };
+    let in_a_week = (now + TimeDelta::days(7)).timestamp();
+    assert!((expire_at.seconds - in_a_week).abs() < 60, "{expire_at:?}");
 }

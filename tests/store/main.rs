@@ -2,6 +2,7 @@
 
 mod conformance;
 mod firestore;
+mod lifecycle;
 #[path = "../common/original.rs"]
 mod original;
 
@@ -27,7 +28,12 @@ mod sqlite {
         let ns = crate::conformance::namespace();
         let id = kioku::domain::ThreadId::parse("t").unwrap();
         store
-            .save(&ns, &id, &crate::conformance::entry("kept", "ts"))
+            .save(
+                &ns,
+                &id,
+                &crate::conformance::entry("kept", "ts"),
+                &crate::conformance::KEEP_ALL,
+            )
             .await
             .unwrap();
         drop(store);
@@ -37,6 +43,34 @@ mod sqlite {
             crate::conformance::load_all(&reopened, &ns).await[0].entries[0].summary,
             "kept"
         );
+    }
+
+    /// The purge behind `KIOKU_RETENTION_DAYS` forgets every namespace's older entries, and
+    /// the threads left empty.
+    #[tokio::test]
+    async fn the_purge_forgets_entries_before_the_cutoff() {
+        let (store, _dir) = open().await;
+        let (one, two) = (
+            crate::conformance::namespace(),
+            crate::conformance::namespace(),
+        );
+        let entry = crate::conformance::entry;
+        let (old, new) = ("2025-01-01T00:00:00Z", "2025-06-01T00:00:00Z");
+        let id = |name: &str| kioku::domain::ThreadId::parse(name).unwrap();
+        store
+            .import(&one, &id("mixed"), &[entry("o", old), entry("n", new)])
+            .await
+            .unwrap();
+        store
+            .import(&two, &id("stale"), &[entry("o", old)])
+            .await
+            .unwrap();
+        let cutoff = kioku::domain::micros("2025-03-01T00:00:00Z");
+        assert_eq!(store.purge_before(cutoff).await.unwrap(), 2);
+        let kept = crate::conformance::load_all(&store, &one).await;
+        assert_eq!(kept[0].entries, [entry("n", new)]);
+        assert_eq!(store.count(&two).await.unwrap(), 0);
+        assert_eq!(store.purge_before(cutoff).await.unwrap(), 0);
     }
 
     use kioku::store::MemoryStore;

@@ -1,0 +1,176 @@
+//! Memories as JSON Lines, one thread per line with the original's field names: what
+//! `kioku export`, `kioku import` and `/admin/export` read and write. A backup, and the way
+//! between stores or from a bare-token namespace to a named one.
+
+use std::io::{self, BufRead, Write};
+
+use serde::{Deserialize, Serialize};
+
+use crate::domain::{Entry, Namespace, ThreadId};
+use crate::store::{Counts, MemoryStore, StoreError};
+
+/// One line: a thread, its namespace, and its entries in the order they were saved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadRecord {
+    pub namespace: String,
+    pub thread_id: String,
+    pub entries: Vec<Entry>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TransferError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    #[error("{0}")]
+    Namespace(String),
+}
+
+/// The namespaces an export covers: `name`, or every one the store holds.
+pub async fn namespaces(
+    store: &dyn MemoryStore,
+    name: Option<&str>,
+) -> Result<Vec<Namespace>, TransferError> {
+    let names = match name {
+        Some(name) => vec![name.to_owned()],
+        None => store
+            .namespaces()
+            .await?
+            .into_iter()
+            .map(|stats| stats.name)
+            .collect(),
+    };
+    names
+        .iter()
+        .map(|name| Namespace::named(name).map_err(TransferError::Namespace))
+        .collect()
+}
+
+/// Writes every thread of `namespaces` to `out`, a line each; returns how much it wrote.
+pub async fn export(
+    store: &dyn MemoryStore,
+    namespaces: &[Namespace],
+    out: &mut impl Write,
+) -> Result<Counts, TransferError> {
+    let mut written = Counts::default();
+    for ns in namespaces {
+        for thread in store.threads(ns).await? {
+            written.threads += 1;
+            written.entries += thread.entries.len() as u64;
+            let record = ThreadRecord {
+                namespace: ns.name().to_owned(),
+                thread_id: thread.id,
+                entries: thread.entries,
+            };
+            serde_json::to_writer(&mut *out, &record).map_err(io::Error::from)?;
+            out.write_all(b"\n")?;
+        }
+    }
+    Ok(written)
+}
+
+/// `--rename OLD:NEW` options: threads of namespace OLD are imported into NEW.
+#[derive(Debug, Clone, Default)]
+pub struct Renames(Vec<(String, Namespace)>);
+
+impl Renames {
+    pub fn parse(specs: &[String]) -> Result<Self, String> {
+        specs
+            .iter()
+            .map(|spec| {
+                let (old, new) = spec
+                    .split_once(':')
+                    .ok_or("--rename takes OLD:NEW, two namespace names")?;
+                Ok((old.to_owned(), Namespace::named(new)?))
+            })
+            .collect::<Result<_, String>>()
+            .map(Self)
+    }
+
+    fn apply(&self, name: &str) -> Result<Namespace, String> {
+        match self.0.iter().find(|(old, _)| old == name) {
+            Some((_, new)) => Ok(new.clone()),
+            None => Namespace::named(name),
+        }
+    }
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImportReport {
+    /// Lines read, blank ones included.
+    pub lines: usize,
+    pub threads: u64,
+    /// Entries appended.
+    pub added: u64,
+    /// Entries the store already held, so not appended again.
+    pub present: u64,
+    /// Lines that could not be imported: their numbers (from 1) and why.
+    pub bad: Vec<(usize, String)>,
+}
+
+impl ImportReport {
+    pub fn summary(&self) -> String {
+        format!(
+            "read {} lines: {} threads, {} summaries added, {} already present, {} bad lines",
+            self.lines,
+            self.threads,
+            self.added,
+            self.present,
+            self.bad.len()
+        )
+    }
+}
+
+/// Reads an export from `input` into `store`. A bad line is reported to `on_bad` and skipped;
+/// only a store failure stops the import (run it again: lines already imported change nothing).
+/// `on_line` hears how many bytes each line took.
+pub async fn import(
+    store: &dyn MemoryStore,
+    input: impl BufRead,
+    renames: &Renames,
+    mut on_line: impl FnMut(usize),
+    mut on_bad: impl FnMut(usize, &str),
+) -> Result<ImportReport, TransferError> {
+    let mut report = ImportReport::default();
+    for (index, line) in input.split(b'\n').enumerate() {
+        let line = line?;
+        let number = index + 1;
+        report.lines = number;
+        on_line(line.len() + 1);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let outcome = match parse_line(&line, renames) {
+            Ok((ns, thread, entries)) => match store.import(&ns, &thread, &entries).await {
+                Ok(added) => {
+                    report.threads += 1;
+                    report.added += added;
+                    report.present += entries.len() as u64 - added;
+                    Ok(())
+                }
+                Err(StoreError::DocumentTooLarge) => {
+                    Err("the thread is larger than the store holds in one thread (1 MiB)".into())
+                }
+                Err(err) => return Err(err.into()),
+            },
+            Err(reason) => Err(reason),
+        };
+        if let Err(reason) = outcome {
+            on_bad(number, &reason);
+            report.bad.push((number, reason));
+        }
+    }
+    Ok(report)
+}
+
+fn parse_line(line: &[u8], renames: &Renames) -> Result<(Namespace, ThreadId, Vec<Entry>), String> {
+    let record: ThreadRecord = serde_json::from_slice(line).map_err(|e| {
+        format!("not a thread record ({e}); expected {{\"namespace\",\"thread_id\",\"entries\"}}")
+    })?;
+    let ns = renames.apply(&record.namespace)?;
+    let thread = ThreadId::parse(&record.thread_id).map_err(|e| e.to_string())?;
+    Ok((ns, thread, record.entries))
+}

@@ -1,0 +1,158 @@
+//! `kioku export` and `kioku import`, run as the binary an operator runs.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use crate::helpers::{ALICE, BARE, BOB, spawn_app_with};
+use crate::original::{PROJECT, emulator_host};
+
+/// Runs `kioku <args>` on the store `env` names, with `input` on stdin.
+fn kioku(args: &[&str], env: &[(&str, String)], input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kioku"))
+        .args(args)
+        .env_clear()
+        .envs(env.iter().map(|(key, value)| (key, value)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn succeeded(output: Output) -> (Vec<u8>, String) {
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(output.status.success(), "{stderr}");
+    (output.stdout, stderr)
+}
+
+fn sqlite(dir: &Path) -> Vec<(&'static str, String)> {
+    vec![
+        ("KIOKU_STORE", "sqlite".into()),
+        ("KIOKU_DATA_DIR", dir.display().to_string()),
+    ]
+}
+
+fn firestore() -> Vec<(&'static str, String)> {
+    vec![
+        ("KIOKU_STORE", "firestore".into()),
+        ("GOOGLE_CLOUD_PROJECT", PROJECT.into()),
+        ("FIRESTORE_EMULATOR_HOST", emulator_host()),
+    ]
+}
+
+/// SQLite → Firestore → SQLite gives back the very same export; importing twice adds nothing.
+#[tokio::test]
+async fn a_round_trip_through_firestore_is_exact_and_imports_are_idempotent() {
+    let source = tempfile::tempdir().unwrap();
+    let app = spawn_app_with(|s| s.data_dir = source.path().to_owned()).await;
+    app.save(ALICE, Some("t1"), "要約 🎌 \"quoted\"\nnext line")
+        .await;
+    app.save(ALICE, Some("t1"), "続き").await;
+    app.save(ALICE, Some("t2"), "another").await;
+    app.save(BOB, Some("t1"), "bob's").await;
+    let (original, stderr) = succeeded(kioku(&["export"], &sqlite(source.path()), b""));
+    assert!(
+        stderr.contains("exported 3 threads (4 summaries) of 2 namespaces"),
+        "{stderr}"
+    );
+
+    // Namespaces of this test's own on the shared emulator.
+    let id = uuid::Uuid::new_v4();
+    let (a, b) = (format!("alice-{id}"), format!("bob-{id}"));
+    let to_firestore = [format!("alice:{a}"), format!("bob:{b}")];
+    let args = [
+        "import",
+        "--rename",
+        &to_firestore[0],
+        "--rename",
+        &to_firestore[1],
+    ];
+    let (_, first) = succeeded(kioku(&args, &firestore(), &original));
+    assert!(
+        first.contains("3 threads, 4 summaries added, 0 already present, 0 bad lines"),
+        "{first}"
+    );
+    let (_, second) = succeeded(kioku(&args, &firestore(), &original));
+    assert!(
+        second.contains("3 threads, 0 summaries added, 4 already present"),
+        "{second}"
+    );
+
+    let mut through = Vec::new();
+    for ns in [&a, &b] {
+        let (lines, _) = succeeded(kioku(&["export", "--namespace", ns], &firestore(), b""));
+        through.extend(lines);
+    }
+    let back = tempfile::tempdir().unwrap();
+    let to_sqlite = [format!("{a}:alice"), format!("{b}:bob")];
+    let args = [
+        "import",
+        "--rename",
+        &to_sqlite[0],
+        "--rename",
+        &to_sqlite[1],
+    ];
+    succeeded(kioku(&args, &sqlite(back.path()), &through));
+    let (returned, _) = succeeded(kioku(&["export"], &sqlite(back.path()), b""));
+    assert_eq!(
+        String::from_utf8(returned).unwrap(),
+        String::from_utf8(original).unwrap()
+    );
+}
+
+/// Bad lines are reported by number and skipped; the good ones land. `--rename` moves a
+/// bare-token namespace (the original's layout) to a named one.
+#[tokio::test]
+async fn bad_lines_are_reported_and_the_good_ones_imported() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = |thread: &str| {
+        format!(
+            r#"{{"namespace":"{BARE}","thread_id":"{thread}","entries":[{{"summary":"s","timestamp":"2025-08-19T08:39:27.174624+09:00"}}]}}"#
+        )
+    };
+    let input = [
+        good("first"),
+        "not json".into(),
+        format!(r#"{{"namespace":"{BARE}","thread_id":"a/b","entries":[]}}"#),
+        String::new(),
+        good("last"),
+    ]
+    .join("\n");
+    let env = sqlite(dir.path());
+    let rename = format!("{BARE}:migrated");
+    let output = kioku(&["import", "--rename", &rename], &env, input.as_bytes());
+    assert!(
+        !output.status.success(),
+        "bad lines make the exit status a failure"
+    );
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("line 2: not a thread record"), "{stderr}");
+    assert!(
+        stderr.contains("line 3: `thread_id` must not contain `/`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr
+            .contains("read 5 lines: 2 threads, 2 summaries added, 0 already present, 2 bad lines"),
+        "{stderr}"
+    );
+
+    let (exported, _) = succeeded(kioku(&["export"], &env, b""));
+    let exported = String::from_utf8(exported).unwrap();
+    let threads: Vec<serde_json::Value> = exported
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(threads.len(), 2);
+    assert!(
+        threads.iter().all(|t| t["namespace"] == "migrated"),
+        "{exported}"
+    );
+    assert!(
+        !exported.contains(BARE),
+        "the token no longer names the memories"
+    );
+}
