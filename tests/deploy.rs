@@ -200,11 +200,11 @@ fn the_service_is_deployed_as_the_guide_says() {
             .unwrap_or_default()
     };
     assert_eq!(
-        value("--set-secrets"),
+        value("--update-secrets"),
         "API_TOKENS=${_SECRET}:latest",
         "tokens come from Secret Manager"
     );
-    let env = value("--set-env-vars");
+    let env = value("--update-env-vars");
     assert!(
         env.split(',').any(|kv| kv == "KIOKU_STORE=firestore"),
         "{env}"
