@@ -1,12 +1,13 @@
 use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, IntoResponses, ToSchema};
+use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::Authenticated;
 use crate::domain::{ThreadId, ValidationError, parse_timestamp};
 use crate::error::{ApiError, ErrorBody};
 use crate::startup::AppState;
 
+use super::GptErrors;
 use super::strict_query::StrictQuery;
 
 /// What to forget: a thread, or one summary of it.
@@ -32,7 +33,8 @@ pub struct ForgetRequest {
     params(ForgetRequest),
     responses(
         (status = 200, description = "Forgotten", body = Forgotten),
-        ForgetErrors,
+        (status = 404, description = "Nothing matched: no such thread, or no summary saved at that timestamp", body = ErrorBody),
+        GptErrors,
     ),
     security(("bearer" = [])),
     extensions(("x-openai-isConsequential" = json!(true))),
@@ -86,28 +88,4 @@ pub struct Forgotten {
     forgotten_entries: u64,
     /// `true` when the thread is gone: it was forgotten whole, or its last summary was.
     thread_removed: bool,
-}
-
-/// The errors `forgetMemory` answers; each body is an [`ErrorBody`].
-#[derive(IntoResponses)]
-#[allow(dead_code)] // documentation only: ApiError builds the real answers
-enum ForgetErrors {
-    /// `thread_id` is missing, or a parameter is invalid; `message` says how to fix it
-    #[response(status = 400)]
-    BadRequest(ErrorBody),
-    /// No `Authorization: Bearer` token was sent
-    #[response(status = 401)]
-    Unauthorized(ErrorBody),
-    /// The token is not known to this server
-    #[response(status = 403)]
-    Forbidden(ErrorBody),
-    /// Nothing matched: no such thread, or no summary saved at that timestamp
-    #[response(status = 404)]
-    NotFound(ErrorBody),
-    /// Too many requests; retry after `Retry-After` seconds
-    #[response(status = 429, headers(("Retry-After" = u32, description = "Seconds to wait before retrying")))]
-    TooManyRequests(ErrorBody),
-    /// Memory is unavailable for a moment; retry after `Retry-After` seconds
-    #[response(status = 503, headers(("Retry-After" = u32, description = "Seconds to wait before retrying")))]
-    Unavailable(ErrorBody),
 }

@@ -1,7 +1,7 @@
 use actix_web::{HttpResponse, web};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, IntoResponses, ToSchema};
+use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::Authenticated;
 use crate::domain::{Entry, Found, Lookup, Mode, Namespace, Summary, Thread, ThreadId, search};
@@ -9,6 +9,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::startup::AppState;
 use crate::store::Trimmed;
 
+use super::GptErrors;
 use super::strict_query::StrictQuery;
 
 /// The original function's parameters, as a query string or a JSON body.
@@ -48,7 +49,8 @@ pub struct MemoryRequest {
     params(MemoryRequest),
     responses(
         (status = 200, description = "Saved, or loaded", body = MemoryResponse),
-        MemoryErrors,
+        (status = 413, description = "The summary alone is larger than the store holds in a thread", body = ErrorBody),
+        GptErrors,
     ),
     security(("bearer" = [])),
     extensions(("x-openai-isConsequential" = json!(false))),
@@ -72,9 +74,9 @@ pub async fn memory_get(
     request_body = MemoryRequest,
     responses(
         (status = 200, description = "Saved, or loaded", body = MemoryResponse),
-        (status = 413, description = "The body is too large", body = ErrorBody),
+        (status = 413, description = "The body is too large, or the summary alone larger than the store holds in a thread", body = ErrorBody),
         (status = 415, description = "The body is not sent as application/json", body = ErrorBody),
-        MemoryErrors,
+        GptErrors,
     ),
     security(("bearer" = [])),
     extensions(("x-openai-isConsequential" = json!(false))),
@@ -97,36 +99,6 @@ async fn handle(
         Mode::Load => load(app, ns, req).await?,
     };
     Ok(HttpResponse::Ok().json(response))
-}
-
-/// The errors both memory operations answer; each body is an [`ErrorBody`].
-#[derive(IntoResponses)]
-#[allow(dead_code)] // documentation only: ApiError builds the real answers
-enum MemoryErrors {
-    /// A parameter is missing or invalid; `message` says which and how to fix it
-    #[response(status = 400)]
-    BadRequest(ErrorBody),
-    /// No `Authorization: Bearer` token was sent
-    #[response(status = 401)]
-    Unauthorized(ErrorBody),
-    /// The token is not known to this server
-    #[response(status = 403)]
-    Forbidden(ErrorBody),
-    /// The summary alone is larger than the store holds in a thread
-    #[response(status = 413)]
-    EntryTooLarge(ErrorBody),
-    /// The request target is too long; send long summaries with POST
-    #[response(status = 414)]
-    UriTooLong(ErrorBody),
-    /// Too many requests; retry after `Retry-After` seconds
-    #[response(status = 429, headers(("Retry-After" = u32, description = "Seconds to wait before retrying")))]
-    TooManyRequests(ErrorBody),
-    /// The request headers are too large
-    #[response(status = 431)]
-    HeadersTooLarge(ErrorBody),
-    /// Memory is unavailable for a moment; retry after `Retry-After` seconds
-    #[response(status = 503, headers(("Retry-After" = u32, description = "Seconds to wait before retrying")))]
-    Unavailable(ErrorBody),
 }
 
 /// What a save or a load answers.
