@@ -42,8 +42,9 @@ pub fn init(format: LogFormat) {
 #[derive(Clone, Default)]
 pub struct TraceProject(pub Option<String>);
 
-/// Logs one line per request: method, path without the query (it carries summaries),
-/// status, latency, namespace label and trace.
+/// Logs one line per request: method, path without the query (it carries summaries), or the
+/// route's pattern where one matched (`/admin/namespaces/{name}`: a bare token's namespace name
+/// is the token), status, latency, namespace label and trace.
 pub async fn request_log(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
@@ -53,6 +54,7 @@ pub async fn request_log(
     let path = req.path().to_owned();
     let trace = trace_field(&req);
     let response = next.call(req).await?;
+    let path = response.request().match_pattern().unwrap_or(path);
     let status = response.status().as_u16();
     let namespace = response
         .request()
