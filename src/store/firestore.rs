@@ -233,8 +233,21 @@ fn distinct_threads(items: &[Located]) -> u64 {
         .len() as u64
 }
 
+/// The failure, for the operator's log, with document paths left out: a bare token's
+/// namespace is named by the token, and Firestore's messages quote paths.
 fn unavailable(err: impl std::fmt::Display) -> StoreError {
-    StoreError::Unavailable(err.to_string())
+    let text = err.to_string();
+    let message: Vec<&str> = text
+        .split(' ')
+        .map(|word| {
+            if word.contains("/documents/") || word.contains(&format!("{ROOT}/")) {
+                "<document>"
+            } else {
+                word
+            }
+        })
+        .collect();
+    StoreError::Unavailable(message.join(" "))
 }
 
 /// Firestore refuses documents over 1 MiB with INVALID_ARGUMENT and a message saying the
@@ -737,4 +750,33 @@ fn entry(value: &Value) -> Option<Entry> {
         summary: text("summary"),
         timestamp: text("timestamp"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_never_quote_a_document_path() {
+        let status = Status::not_found(
+            "Document \"projects/p/databases/(default)/documents/memory/s3cret/threads/t\" not found.",
+        );
+        let StoreError::Unavailable(message) = unavailable(status) else {
+            panic!("unavailable");
+        };
+        assert!(!message.contains("s3cret"), "{message}");
+        assert!(message.contains("<document> not found."), "{message}");
+    }
+
+    #[test]
+    fn storage_sizes_follow_firestores_rules() {
+        let name = "projects/p/databases/(default)/documents/memory/ns/threads/t";
+        // memory, ns, threads, t: each its bytes plus one; 16 for the name; 32 per document.
+        assert_eq!(document_size(name), 7 + 3 + 8 + 2 + 16 + 32);
+        let entry = entry_value(&Entry {
+            summary: "記".into(),
+            timestamp: "ts".into(),
+        });
+        assert_eq!(value_size(&entry), (8 + 4) + (10 + 3));
+    }
 }
