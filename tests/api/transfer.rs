@@ -140,6 +140,11 @@ async fn bad_lines_are_reported_and_the_good_ones_imported() {
         "{stderr}"
     );
 
+    assert!(
+        !stderr.contains('\u{1b}'),
+        "no progress bar when stderr is not a terminal"
+    );
+
     let (exported, _) = succeeded(kioku(&["export"], &env, b""));
     let exported = String::from_utf8(exported).unwrap();
     let threads: Vec<serde_json::Value> = exported
@@ -154,5 +159,33 @@ async fn bad_lines_are_reported_and_the_good_ones_imported() {
     assert!(
         !exported.contains(BARE),
         "the token no longer names the memories"
+    );
+}
+
+/// On a terminal the import draws a progress bar. `script` (util-linux) gives it one.
+#[test]
+fn a_terminal_gets_a_progress_bar() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = (0..200)
+        .map(|i| {
+            format!(
+                "{{\"namespace\":\"n\",\"thread_id\":\"t{i}\",\"entries\":[{{\"summary\":\"s\",\"timestamp\":\"2025-01-01T00:00:00Z\"}}]}}\n"
+            )
+        })
+        .collect();
+    let file = dir.path().join("memories.jsonl");
+    std::fs::write(&file, lines).unwrap();
+    let command = format!("{} import {}", env!("CARGO_BIN_EXE_kioku"), file.display());
+    let output = Command::new("script")
+        .args(["--quiet", "--return", "--command", &command, "/dev/null"])
+        .env("KIOKU_DATA_DIR", dir.path().join("data"))
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{shown}");
+    assert!(shown.contains('█'), "a bar was drawn: {shown:?}");
+    assert!(
+        shown.contains("200 threads, 200 summaries added"),
+        "{shown}"
     );
 }
