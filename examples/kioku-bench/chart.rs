@@ -14,6 +14,16 @@ const TOP: f64 = 40.0;
 const BOTTOM: f64 = 330.0;
 const LIMIT: f64 = 100_000.0;
 
+/// Dashes for kioku on Firestore, whose answers are the same size as on SQLite: its line
+/// would hide the other.
+fn dashes(kind: Kind) -> &'static str {
+    if kind == Kind::KiokuFirestore {
+        "6 4"
+    } else {
+        "none"
+    }
+}
+
 fn colour(kind: Kind) -> &'static str {
     match kind {
         Kind::KiokuSqlite => "#1b9e77",
@@ -85,7 +95,7 @@ fn panel(
         writeln!(svg, r##"<line x1="{x0}" x2="{x1}" y1="{py}" y2="{py}" stroke="#ddd"/><text x="{}" y="{}" text-anchor="end">{}</text>"##, x0 - 6.0, py + 4.0, label(value)).unwrap();
     }
     for threads in GROWTH {
-        let px = x.at(threads as f64, x0, x1);
+        let px = x.at(threads as f64, x0, x1).round();
         writeln!(svg, r##"<line x1="{px}" x2="{px}" y1="{TOP}" y2="{BOTTOM}" stroke="#eee"/><text x="{px}" y="{}" text-anchor="middle">{threads}</text>"##, BOTTOM + 16.0).unwrap();
     }
     writeln!(
@@ -113,8 +123,9 @@ fn panel(
             .collect();
         writeln!(
             svg,
-            r#"<polyline fill="none" stroke="{}" stroke-width="2" points="{}"/>"#,
+            r#"<polyline fill="none" stroke="{}" stroke-dasharray="{}" stroke-width="2" points="{}"/>"#,
             colour(m.kind),
+            dashes(m.kind),
             points.join(" ")
         )
         .unwrap();
@@ -146,7 +157,8 @@ pub fn svg(all: &[Measured]) -> String {
     );
     for (i, m) in growing.iter().enumerate() {
         let x = 80.0 + i as f64 * 220.0;
-        writeln!(svg, r#"<line x1="{x}" x2="{}" y1="{}" y2="{}" stroke="{}" stroke-width="3"/><text x="{}" y="{}">{}</text>"#, x + 24.0, HEIGHT - 14.0, HEIGHT - 14.0, colour(m.kind), x + 30.0, HEIGHT - 10.0, m.kind.name()).unwrap();
+        let y = HEIGHT - 14.0;
+        writeln!(svg, r#"<line x1="{x}" x2="{}" y1="{y}" y2="{y}" stroke="{}" stroke-dasharray="{}" stroke-width="3"/><text x="{}" y="{}">{}</text>"#, x + 24.0, colour(m.kind), dashes(m.kind), x + 30.0, y + 4.0, m.kind.name()).unwrap();
     }
     svg.push_str("</svg>\n");
     svg
