@@ -80,6 +80,9 @@ fn median(sorted: &[f64]) -> f64 {
     sorted[sorted.len() / 2]
 }
 
+/// One workload's latency runs of a service.
+type Runs = fn(&Measured) -> &[wrk::Run];
+
 fn loads(m: &Measured) -> &[wrk::Run] {
     &m.loads
 }
@@ -161,7 +164,7 @@ fn targets(out: &mut String, all: &[Measured]) {
             idle,
             |x| x <= 0.2,
         );
-        let kinds: [(&str, fn(&Measured) -> &[wrk::Run]); 2] = [("loads", loads), ("saves", saves)];
+        let kinds: [(&str, Runs); 2] = [("loads", loads), ("saves", saves)];
         for (label, runs) in kinds {
             let p99 = over(&|m: &Measured| at(runs(m), 8).map(|r| r.p99_ms));
             let what = format!("{name}: p99 of {label} at 8 connections ÷ original ≤ 1");
@@ -245,7 +248,7 @@ fn latency(
     intro: &str,
     all: &[Measured],
     original: Option<&Measured>,
-    runs: fn(&Measured) -> &[wrk::Run],
+    runs: Runs,
 ) {
     writeln!(out, "\n### {title}\n\n{intro}\n").unwrap();
     writeln!(out, "| Service | connections | requests/s | p50 | p99 | failed | p99 ÷ original |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |").unwrap();
