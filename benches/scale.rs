@@ -11,30 +11,22 @@ use kioku::domain::{Entry, Namespace, Retention, ThreadId};
 use kioku::startup::Application;
 use kioku::store::{FirestoreStore, MemoryStore, SqliteStore};
 
+#[path = "support/text.rs"]
+mod text;
+
 const THREADS: usize = 2_000;
 const ENTRIES: usize = 5;
 const CHARS: usize = 1_000;
 const TOKEN: &str = "bench-token-0123456789";
 
-/// Deterministic Japanese-looking text; every 97th entry holds the word 記憶装置.
+/// Every 97th entry holds the word 記憶装置.
 fn summary(thread: usize, entry: usize) -> String {
-    const KANA: &[char] = &[
-        'あ', 'い', 'う', 'え', 'お', 'か', 'き', 'く', 'け', 'こ', '会', '話', '要', '約', '設',
-        '計', '。',
-    ];
-    let mut state = (thread * 31 + entry * 7 + 1) as u64;
-    let mut text: String = (0..CHARS)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            KANA[(state >> 33) as usize % KANA.len()]
-        })
-        .collect();
-    if (thread * ENTRIES + entry).is_multiple_of(97) {
-        text.replace_range(0..3 * 4, "記憶装置");
-    }
-    text
+    text::summary(
+        thread,
+        entry,
+        CHARS,
+        (thread * ENTRIES + entry).is_multiple_of(97),
+    )
 }
 
 async fn fill(store: &impl MemoryStore, ns: &Namespace) {

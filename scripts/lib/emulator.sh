@@ -2,9 +2,13 @@
 # pinned and patched), starts it on a free loopback port, exports FIRESTORE_EMULATOR_HOST, and
 # stops it when the calling script exits.
 
+install_firestore_emulator() {
+  npm ci --prefix tests/firestore-emulator --no-audit --no-fund --loglevel=error >&2
+}
+
 start_firestore_emulator() {
   local dir=tests/firestore-emulator fifo word address
-  npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >&2
+  install_firestore_emulator
   # Its first line is `listening <host:port>`, once it accepts connections.
   fifo=$(mktemp -u)
   mkfifo "$fifo"

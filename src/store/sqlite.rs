@@ -1,11 +1,12 @@
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use rusqlite::functions::FunctionFlags;
 use rusqlite::types::Value;
 use rusqlite::{Connection, Transaction, params, params_from_iter};
+use tokio::sync::oneshot;
 
 use super::{Counts, MemoryStore, NamespaceStats, StoreError, Trimmed};
 use crate::domain::{
@@ -78,8 +79,8 @@ fn tidy_after_deletes(tx: &Transaction) -> rusqlite::Result<()> {
 }
 
 /// Appends `entry` to the thread and makes it the thread's latest.
-fn insert_entry(tx: &Transaction, ns: &str, thread: &str, entry: &Entry) -> rusqlite::Result<()> {
-    tx.execute(
+fn insert_entry(conn: &Connection, ns: &str, thread: &str, entry: &Entry) -> rusqlite::Result<()> {
+    conn.execute(
         "INSERT INTO entries (namespace, thread_id, summary, timestamp, at_us)
          VALUES (?1, ?2, ?3, ?4, ?5)",
         params![
@@ -90,12 +91,12 @@ fn insert_entry(tx: &Transaction, ns: &str, thread: &str, entry: &Entry) -> rusq
             micros(&entry.timestamp)
         ],
     )?;
-    let seq = tx.last_insert_rowid();
-    tx.execute(
+    let seq = conn.last_insert_rowid();
+    conn.execute(
         "INSERT INTO entry_search (seq, folded) VALUES (?1, ?2)",
         params![seq, fold(&entry.summary)],
     )?;
-    tx.execute(
+    conn.execute(
         "INSERT INTO threads (namespace, thread_id, last_seq) VALUES (?1, ?2, ?3)
          ON CONFLICT (namespace, thread_id) DO UPDATE SET last_seq = excluded.last_seq",
         params![ns, thread, seq],
@@ -106,14 +107,14 @@ fn insert_entry(tx: &Transaction, ns: &str, thread: &str, entry: &Entry) -> rusq
 /// Drops what `retention` does not keep after a save to `thread`: its oldest entries beyond
 /// the limit, and the least recently saved threads beyond theirs.
 fn apply_retention(
-    tx: &Transaction,
+    conn: &Connection,
     ns: &str,
     thread: &str,
     retention: &Retention,
 ) -> rusqlite::Result<Trimmed> {
     let mut trimmed = Trimmed::default();
     if let Some(max) = retention.max_entries_per_thread {
-        trimmed.entries = tx.execute(
+        trimmed.entries = conn.execute(
             "DELETE FROM entries WHERE seq IN (
                  SELECT seq FROM entries WHERE namespace = ?1 AND thread_id = ?2
                  ORDER BY seq DESC LIMIT -1 OFFSET ?3)",
@@ -121,13 +122,13 @@ fn apply_retention(
         )? as u64;
     }
     if let Some(max) = retention.max_threads {
-        let excess: u64 = tx.query_row(
+        let excess: u64 = conn.query_row(
             "SELECT MAX(COUNT(*) - ?2, 0) FROM threads WHERE namespace = ?1",
             params![ns, max.get()],
             |row| row.get(0),
         )?;
         if excess > 0 {
-            tx.execute(
+            conn.execute(
                 "DELETE FROM entries WHERE namespace = ?1 AND thread_id IN (
                      SELECT thread_id FROM threads WHERE namespace = ?1
                      ORDER BY last_seq LIMIT ?2)",
@@ -203,11 +204,24 @@ fn located(row: &rusqlite::Row) -> rusqlite::Result<Located> {
     })
 }
 
+/// A save waiting for its commit, and where to say how it went.
+struct Queued {
+    ns: String,
+    thread: String,
+    entry: Entry,
+    retention: Retention,
+    done: oneshot::Sender<Result<Trimmed, StoreError>>,
+}
+
 /// The embedded store: one SQLite file in WAL mode with `synchronous=FULL`, so a save that
 /// was answered survives a crash or power loss. One connection, used on the blocking pool.
 #[derive(Clone)]
 pub struct SqliteStore {
     conn: Arc<Mutex<Connection>>,
+    /// Saves not yet committed. Whichever save gets the connection next commits all of them
+    /// in one transaction (group commit): concurrent saves share one fsync instead of
+    /// queueing for one each.
+    queue: Arc<Mutex<Vec<Queued>>>,
 }
 
 impl SqliteStore {
@@ -228,6 +242,7 @@ impl SqliteStore {
         register_contains(&conn).map_err(unavailable)?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
+            queue: Arc::default(),
         })
     }
 
@@ -265,6 +280,56 @@ fn unavailable(err: rusqlite::Error) -> StoreError {
     StoreError::Unavailable(err.to_string())
 }
 
+/// Stores one save, then drops what its retention does not keep.
+fn insert(conn: &Connection, save: &Queued) -> rusqlite::Result<Trimmed> {
+    insert_entry(conn, &save.ns, &save.thread, &save.entry)?;
+    apply_retention(conn, &save.ns, &save.thread, &save.retention)
+}
+
+/// Commits every queued save in one transaction, each in a savepoint of its own so that a
+/// save that fails fails alone, and tells each how it went once the commit is on disk. A save
+/// whose caller has given up (timed out) is dropped, so that it cannot land after its caller
+/// was told it failed.
+fn commit_queued(conn: &mut Connection, queue: &Mutex<Vec<Queued>>) {
+    let queued = std::mem::take(&mut *queue.lock().unwrap_or_else(PoisonError::into_inner));
+    let batch: Vec<Queued> = queued
+        .into_iter()
+        .filter(|save| !save.done.is_closed())
+        .collect();
+    if batch.is_empty() {
+        return;
+    }
+    let outcomes = commit_batch(conn, &batch);
+    for (n, save) in batch.into_iter().enumerate() {
+        let failed = |e: &rusqlite::Error| StoreError::Unavailable(e.to_string());
+        let outcome = match &outcomes {
+            Ok(outcomes) => outcomes[n].as_ref().map_err(failed).copied(),
+            Err(e) => Err(failed(e)),
+        };
+        // The caller may have given up meanwhile; then nobody is waiting to hear.
+        let _ = save.done.send(outcome);
+    }
+}
+
+/// Each save's outcome, once the transaction holding the ones that succeeded is committed.
+fn commit_batch(
+    conn: &mut Connection,
+    batch: &[Queued],
+) -> rusqlite::Result<Vec<rusqlite::Result<Trimmed>>> {
+    let mut tx = conn.transaction()?;
+    let mut outcomes = Vec::with_capacity(batch.len());
+    for save in batch {
+        let savepoint = tx.savepoint()?;
+        let outcome = insert(&savepoint, save);
+        if outcome.is_ok() {
+            savepoint.commit()?;
+        }
+        outcomes.push(outcome);
+    }
+    tx.commit()?;
+    Ok(outcomes)
+}
+
 fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
     let applied: usize = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
@@ -284,20 +349,27 @@ impl MemoryStore for SqliteStore {
         entry: &Entry,
         retention: &Retention,
     ) -> Result<Trimmed, StoreError> {
-        let (ns, thread, entry) = (
-            ns.name().to_owned(),
-            thread.as_str().to_owned(),
-            entry.clone(),
-        );
-        let retention = *retention;
+        let (done, outcome) = oneshot::channel();
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Queued {
+                ns: ns.name().to_owned(),
+                thread: thread.as_str().to_owned(),
+                entry: entry.clone(),
+                retention: *retention,
+                done,
+            });
+        let queue = Arc::clone(&self.queue);
+        // Commits this save, unless a save that had the connection before took it along.
         self.with_conn(move |conn| {
-            let tx = conn.transaction()?;
-            insert_entry(&tx, &ns, &thread, &entry)?;
-            let trimmed = apply_retention(&tx, &ns, &thread, &retention)?;
-            tx.commit()?;
-            Ok(trimmed)
+            commit_queued(conn, &queue);
+            Ok(())
         })
-        .await
+        .await?;
+        outcome
+            .await
+            .unwrap_or_else(|_| Err(StoreError::Unavailable("the save was lost".into())))
     }
 
     async fn count(&self, ns: &Namespace) -> Result<u64, StoreError> {
@@ -500,5 +572,52 @@ impl MemoryStore for SqliteStore {
     async fn ping(&self) -> Result<(), StoreError> {
         self.with_conn(|conn| conn.query_row("SELECT 1", [], |_| Ok(())))
             .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn queued(summary: &str) -> (Queued, oneshot::Receiver<Result<Trimmed, StoreError>>) {
+        let (done, outcome) = oneshot::channel();
+        let entry = Entry {
+            summary: summary.into(),
+            timestamp: "2025-08-19T08:39:27.174624+09:00".into(),
+        };
+        let save = Queued {
+            ns: "ns".into(),
+            thread: "t".into(),
+            entry,
+            retention: Retention::default(),
+            done,
+        };
+        (save, outcome)
+    }
+
+    #[test]
+    fn one_commit_lands_every_queued_save_but_those_given_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let store =
+            SqliteStore::open(&dir.path().join("kioku.sqlite3"), Duration::from_secs(1)).unwrap();
+        let (first, mut first_outcome) = queued("first");
+        let (given_up, _) = queued("given up");
+        let (last, mut last_outcome) = queued("last");
+        let queue = Mutex::new(vec![first, given_up, last]);
+
+        let mut conn = store.conn.lock().unwrap();
+        commit_queued(&mut conn, &queue);
+
+        assert!(queue.lock().unwrap().is_empty());
+        assert!(first_outcome.try_recv().unwrap().is_ok());
+        assert!(last_outcome.try_recv().unwrap().is_ok());
+        let summaries: Vec<String> = conn
+            .prepare("SELECT summary FROM entries ORDER BY seq")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(summaries, ["first", "last"]);
     }
 }

@@ -1,0 +1,141 @@
+//! The requests the benchmark sends itself, one at a time or a few at once: filling
+//! namespaces, cold starts, CPU per request and loads as a namespace grows.
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use futures::stream::{self, StreamExt};
+
+use crate::procfs;
+use crate::services::Server;
+use crate::text;
+
+/// Characters of each summary saved: a conversation's summary of a few paragraphs.
+pub const SUMMARY_CHARS: usize = 500;
+
+pub fn summary(thread: usize) -> String {
+    text::summary(thread, 0, SUMMARY_CHARS, false)
+}
+
+/// A client that drops idle connections before any of the servers would (gunicorn closes them
+/// after 2 s), so that no request is sent on a connection the server is closing.
+pub fn http() -> reqwest::Client {
+    reqwest::Client::builder()
+        .pool_idle_timeout(Duration::from_secs(1))
+        .build()
+        .expect("an HTTP client")
+}
+
+async fn ok_body(request: reqwest::RequestBuilder) -> Result<String, String> {
+    let failed = |e: reqwest::Error| format!("{:?}", e.without_url());
+    let response = request.send().await.map_err(failed)?;
+    let status = response.status();
+    let body = response.text().await.map_err(failed)?;
+    if status.is_success() {
+        Ok(body)
+    } else {
+        Err(format!("{status}: {body}"))
+    }
+}
+
+pub async fn save(client: &reqwest::Client, base: &str, token: &str, thread: &str, text: &str) {
+    let query = [("mode", "save"), ("thread_id", thread), ("summary", text)];
+    if let Err(e) = ok_body(client.get(base).bearer_auth(token).query(&query)).await {
+        panic!("a save to {base} failed: {e}");
+    }
+}
+
+/// A load's time and answer.
+pub async fn load(client: &reqwest::Client, base: &str, token: &str) -> (Duration, String) {
+    let started = Instant::now();
+    let body = ok_body(
+        client
+            .get(base)
+            .bearer_auth(token)
+            .query(&[("mode", "load")]),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("a load from {base} failed: {e}"));
+    (started.elapsed(), body)
+}
+
+/// Saves one summary to each of the threads `g<n>` for n in `threads`, eight at a time.
+pub async fn fill(
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+    threads: std::ops::Range<usize>,
+) {
+    stream::iter(threads)
+        .for_each_concurrent(8, |n| async move {
+            save(client, base, token, &format!("g{n:04}"), &summary(n)).await;
+        })
+        .await;
+}
+
+/// Time from `started` (just before the exec) to the first successful authenticated load.
+pub async fn until_ready(server: &mut Server, token: &str, started: Instant) -> Duration {
+    let client = http();
+    loop {
+        let request = client
+            .get(&server.base)
+            .bearer_auth(token)
+            .query(&[("mode", "load")])
+            .timeout(Duration::from_secs(10));
+        if ok_body(request).await.is_ok() {
+            return started.elapsed();
+        }
+        assert!(!server.has_exited(), "the server exited while starting");
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the server did not serve within 2 minutes"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Microseconds of server CPU per request over `requests` requests sent one after another.
+pub async fn cpu_per_request<F, R>(pid: u32, requests: usize, mut request: F) -> f64
+where
+    F: FnMut(usize) -> R,
+    R: Future<Output = ()>,
+{
+    let before = procfs::cpu_seconds(pid);
+    for n in 0..requests {
+        request(n).await;
+    }
+    (procfs::cpu_seconds(pid) - before) / requests as f64 * 1e6
+}
+
+/// Namespace sizes, in threads, at which loads are timed.
+pub const GROWTH: [usize; 8] = [10, 20, 50, 100, 200, 500, 1_000, 2_000];
+
+pub struct Step {
+    pub threads: usize,
+    pub median_ms: f64,
+    pub chars: usize,
+}
+
+/// Grows a namespace through [`GROWTH`], timing five loads at each size.
+pub async fn growth(client: &reqwest::Client, base: &str, token: &str) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut have = 0;
+    for threads in GROWTH {
+        fill(client, base, token, have..threads).await;
+        have = threads;
+        let mut times = Vec::new();
+        let mut chars = 0;
+        for _ in 0..5 {
+            let (time, body) = load(client, base, token).await;
+            times.push(time);
+            chars = body.chars().count();
+        }
+        times.sort();
+        steps.push(Step {
+            threads,
+            median_ms: times[times.len() / 2].as_secs_f64() * 1e3,
+            chars,
+        });
+    }
+    steps
+}

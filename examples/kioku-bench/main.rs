@@ -1,0 +1,237 @@
+//! kioku against the original function, side by side on this machine: cold start, server CPU
+//! per request, memory, latency and throughput, and loads as a namespace grows. Writes the
+//! figures into BENCHMARKS.md and a chart. Run it with `scripts/bench` (see BENCHMARKS.md),
+//! which installs wrk, the emulator and the original's virtualenv first.
+
+mod chart;
+mod client;
+mod procfs;
+mod report;
+mod services;
+mod wrk;
+
+#[path = "../../benches/support/text.rs"]
+mod text;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use actix_web::{App, HttpResponse, HttpServer, web};
+use clap::{Parser, Subcommand};
+
+use services::{Kind, Setup, token};
+
+#[derive(Parser)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Serve>,
+    #[command(flatten)]
+    args: Args,
+}
+
+#[derive(Subcommand)]
+enum Serve {
+    /// Serves the ceiling: answers every request on $PORT with the bytes of BODY.
+    #[command(hide = true)]
+    Ceiling { body: PathBuf },
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The original function's directory (main.py); without it, only kioku is measured.
+    #[arg(long)]
+    original: Option<PathBuf>,
+    /// The functions-framework that runs the original.
+    #[arg(long, default_value = "target/bench/peer-venv/bin/functions-framework")]
+    functions_framework: PathBuf,
+    /// The kioku binary: the release build.
+    #[arg(long, default_value = "target/release/kioku")]
+    kioku: PathBuf,
+    /// Seconds of each latency and throughput run.
+    #[arg(long, default_value_t = 10)]
+    seconds: u32,
+    /// Requests of each kind over which CPU per request is measured: the kernel counts CPU
+    /// in ticks of 10 ms, so this many make a tick 5 µs per request.
+    #[arg(long, default_value_t = 2_000)]
+    requests: usize,
+    /// Cold starts per service; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    starts: usize,
+    /// The report, whose measured section is rewritten.
+    #[arg(long, default_value = "BENCHMARKS.md")]
+    out: PathBuf,
+    /// The chart of loads against namespace size.
+    #[arg(long, default_value = "docs/benchmarks-growth.svg")]
+    chart: PathBuf,
+}
+
+/// Connections of each latency and throughput run.
+pub const CONNECTIONS: [u32; 3] = [1, 8, 64];
+/// Threads in the namespace that the small loads read, one summary each.
+const SMALL_THREADS: usize = 10;
+
+/// What one service measured.
+pub struct Measured {
+    pub kind: Kind,
+    pub cold_starts_ms: Vec<f64>,
+    pub cpu_save_us: Option<f64>,
+    pub cpu_load_us: f64,
+    pub idle_bytes: u64,
+    pub peak_bytes: u64,
+    pub loads: Vec<wrk::Run>,
+    pub saves: Vec<wrk::Run>,
+    pub growth: Vec<client::Step>,
+    pub small_load: String,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Serve::Ceiling { body }) => serve_constant(&body).expect("the ceiling serves"),
+        None => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime")
+            .block_on(run(cli.args)),
+    }
+}
+
+/// The ceiling: actix-web with the same defaults as kioku (one worker per core), answering
+/// the bytes of a kioku answer without doing anything else.
+fn serve_constant(body: &Path) -> std::io::Result<()> {
+    let body = web::Bytes::from(std::fs::read(body)?);
+    let port: u16 = std::env::var("PORT").map_or(8080, |p| p.parse().expect("PORT is a port"));
+    actix_web::rt::System::new().block_on(async move {
+        HttpServer::new(move || {
+            let body = body.clone();
+            App::new().default_service(web::to(move || {
+                let body = body.clone();
+                async move {
+                    HttpResponse::Ok()
+                        .content_type("application/json")
+                        .body(body)
+                }
+            }))
+        })
+        .bind(("127.0.0.1", port))?
+        .run()
+        .await
+    })
+}
+
+async fn run(args: Args) {
+    let work = PathBuf::from("target/bench");
+    let setup = Setup {
+        kioku: args.kioku.clone(),
+        harness: std::env::current_exe().expect("this program's path"),
+        ceiling_body: work.join("ceiling-body.json"),
+        sqlite_dir: work.join("sqlite"),
+        logs: work.join("logs"),
+        original: args
+            .original
+            .clone()
+            .map(|dir| (dir, args.functions_framework.clone())),
+        emulator_script: PathBuf::from("tests/firestore-emulator/server.js"),
+    };
+    for dir in [&setup.sqlite_dir, &setup.logs] {
+        let _ = std::fs::remove_dir_all(dir);
+        std::fs::create_dir_all(dir).expect("a working directory under target/bench");
+    }
+    let machine = report::Machine::now();
+    let mut kinds = vec![Kind::KiokuSqlite, Kind::Ceiling, Kind::KiokuFirestore];
+    if setup.original.is_some() {
+        kinds.push(Kind::Original);
+    }
+    let mut measured = Vec::new();
+    for kind in kinds {
+        eprintln!("kioku-bench: {}", kind.name());
+        let result = measure(&setup, kind, &args).await;
+        if kind == Kind::KiokuSqlite {
+            // The ceiling answers exactly what kioku answers to a small load.
+            std::fs::write(&setup.ceiling_body, &result.small_load).expect("the ceiling body");
+        }
+        measured.push(result);
+    }
+    let machine = machine.finished();
+    std::fs::write(&args.chart, chart::svg(&measured)).expect("the chart is written");
+    report::write(&args.out, &args.chart, &machine, &measured, &args);
+    eprintln!(
+        "kioku-bench: wrote {} and {}",
+        args.out.display(),
+        args.chart.display()
+    );
+}
+
+async fn measure(setup: &Setup, kind: Kind, args: &Args) -> Measured {
+    let emulator = kind.uses_firestore().then(|| setup.emulator());
+    let mut server = setup.spawn(kind, emulator.as_ref());
+    let pid = server.pid();
+    let base = server.base.clone();
+    client::until_ready(&mut server, token("small"), Instant::now()).await;
+    let http = client::http();
+    if kind.saves() {
+        client::fill(&http, &base, token("small"), 0..SMALL_THREADS).await;
+    }
+    let (_, small_load) = client::load(&http, &base, token("small")).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let idle_bytes = procfs::rss_bytes(pid);
+
+    let text = client::summary(0);
+    let (http, base, text) = (&http, base.as_str(), text.as_str());
+    let cpu_save_us = if kind.saves() {
+        let save = |n: usize| async move {
+            let thread = format!("cpu-{:03}", n % 100);
+            client::save(http, base, token("save"), &thread, text).await;
+        };
+        Some(client::cpu_per_request(pid, args.requests, save).await)
+    } else {
+        None
+    };
+    let load = |_| async move {
+        client::load(http, base, token("small")).await;
+    };
+    let cpu_load_us = client::cpu_per_request(pid, args.requests, load).await;
+
+    let peak = procfs::PeakRss::watch(pid);
+    let loads: Vec<wrk::Run> = CONNECTIONS
+        .map(|c| wrk::run(base, token("small"), c, args.seconds, None))
+        .into();
+    // `=<summary, URL-encoded>`, for wrk to put in each save's query.
+    let encoded = serde_urlencoded::to_string([("", text)]).expect("encodes")[1..].to_owned();
+    let saves: Vec<wrk::Run> = if kind.saves() {
+        CONNECTIONS
+            .map(|c| wrk::run(base, token("save"), c, args.seconds, Some(&encoded)))
+            .into()
+    } else {
+        Vec::new()
+    };
+    let peak_bytes = peak.peak();
+
+    let growth = if kind.saves() {
+        client::growth(http, base, token("grow")).await
+    } else {
+        Vec::new()
+    };
+    drop(server);
+
+    let mut cold_starts_ms = Vec::new();
+    for _ in 0..args.starts {
+        let started = Instant::now();
+        let mut server = setup.spawn(kind, emulator.as_ref());
+        let time = client::until_ready(&mut server, token("small"), started).await;
+        cold_starts_ms.push(time.as_secs_f64() * 1e3);
+    }
+    cold_starts_ms.sort_by(f64::total_cmp);
+    Measured {
+        kind,
+        cold_starts_ms,
+        cpu_save_us,
+        cpu_load_us,
+        idle_bytes,
+        peak_bytes,
+        loads,
+        saves,
+        growth,
+        small_load,
+    }
+}

@@ -1,0 +1,367 @@
+//! The measured section of BENCHMARKS.md: the machine, the targets, and a table per workload.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use crate::services::Kind;
+use crate::{Args, Measured, client, wrk};
+
+const BEGIN: &str = "<!-- kioku-bench:begin -->";
+const END: &str = "<!-- kioku-bench:end -->";
+/// GPT Actions refuse an answer of this many characters or more.
+const ACTION_LIMIT: usize = 100_000;
+
+pub struct Machine {
+    cores: usize,
+    model: String,
+    memory_gib: u64,
+    date: String,
+    load_before: String,
+    load_after: String,
+}
+
+fn proc_field(file: &str, key: &str) -> String {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .find_map(|line| line.strip_prefix(key))
+        .map(|value| value.trim_start_matches([' ', '\t', ':']).to_owned())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The 1-, 5- and 15-minute load averages.
+fn load_average() -> String {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    text.split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Machine {
+    pub fn now() -> Self {
+        let kib: u64 = proc_field("/proc/meminfo", "MemTotal")
+            .trim_end_matches(" kB")
+            .parse()
+            .unwrap_or(0);
+        Self {
+            cores: std::thread::available_parallelism().map_or(0, |n| n.get()),
+            model: proc_field("/proc/cpuinfo", "model name"),
+            memory_gib: kib.div_ceil(1024 * 1024),
+            date: chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string(),
+            load_before: load_average(),
+            load_after: String::new(),
+        }
+    }
+
+    pub fn finished(self) -> Self {
+        Self {
+            load_after: load_average(),
+            ..self
+        }
+    }
+}
+
+/// Three significant figures, or fewer decimals for large numbers.
+fn fig(x: f64) -> String {
+    match x.abs() {
+        x if x >= 100.0 => format!("{x:.0}"),
+        x if x >= 10.0 => format!("{x:.1}"),
+        x if x >= 1.0 => format!("{x:.2}"),
+        _ => format!("{x:.3}"),
+    }
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{} MiB", fig(bytes as f64 / (1024.0 * 1024.0)))
+}
+
+fn median(sorted: &[f64]) -> f64 {
+    sorted[sorted.len() / 2]
+}
+
+/// One workload's latency runs of a service.
+type Runs = fn(&Measured) -> &[wrk::Run];
+
+fn loads(m: &Measured) -> &[wrk::Run] {
+    &m.loads
+}
+
+fn saves(m: &Measured) -> &[wrk::Run] {
+    &m.saves
+}
+
+fn peak_rate(runs: &[wrk::Run]) -> f64 {
+    runs.iter().map(|r| r.per_second).fold(0.0, f64::max)
+}
+
+fn at(runs: &[wrk::Run], connections: u32) -> Option<&wrk::Run> {
+    runs.iter().find(|r| r.connections == connections)
+}
+
+/// The ratio cell of `figure` for `m` against the original, if it ran.
+fn ratio(
+    m: &Measured,
+    original: Option<&Measured>,
+    figure: impl Fn(&Measured) -> Option<f64>,
+) -> String {
+    match (m.kind, original.and_then(&figure), figure(m)) {
+        (Kind::Ceiling | Kind::Original, ..) => String::new(),
+        (_, Some(theirs), Some(ours)) => fig(ours / theirs),
+        _ => "–".into(),
+    }
+}
+
+/// One row of the targets table: what, the figure, and whether it is met.
+fn target(out: &mut String, what: &str, figure: Option<f64>, met: impl Fn(f64) -> bool) {
+    let (value, verdict) = match figure {
+        Some(x) => (fig(x), if met(x) { "met" } else { "**missed**" }),
+        None => ("–".into(), "not measured (no original)"),
+    };
+    writeln!(out, "| {what} | {value} | {verdict} |").unwrap();
+}
+
+fn targets(out: &mut String, all: &[Measured]) {
+    let find = |kind| all.iter().find(|m| m.kind == kind);
+    let original = find(Kind::Original);
+    writeln!(
+        out,
+        "### Targets\n\n| Target | Measured | |\n| --- | ---: | --- |"
+    )
+    .unwrap();
+    for kioku in [Kind::KiokuFirestore, Kind::KiokuSqlite]
+        .into_iter()
+        .filter_map(find)
+    {
+        let name = kioku.kind.name();
+        let over =
+            |figure: &dyn Fn(&Measured) -> Option<f64>| Some(figure(kioku)? / figure(original?)?);
+        let cold = over(&|m: &Measured| Some(median(&m.cold_starts_ms)));
+        target(
+            out,
+            &format!("{name}: cold start ÷ original ≤ 0.1"),
+            cold,
+            |x| x <= 0.1,
+        );
+        let save = over(&|m: &Measured| m.cpu_save_us);
+        target(
+            out,
+            &format!("{name}: CPU per save ÷ original ≤ 0.1"),
+            save,
+            |x| x <= 0.1,
+        );
+        let load = over(&|m: &Measured| Some(m.cpu_load_us));
+        target(
+            out,
+            &format!("{name}: CPU per load ÷ original ≤ 0.1"),
+            load,
+            |x| x <= 0.1,
+        );
+        let idle = over(&|m: &Measured| Some(m.idle_bytes as f64));
+        target(
+            out,
+            &format!("{name}: idle memory ÷ original ≤ 0.2"),
+            idle,
+            |x| x <= 0.2,
+        );
+        let kinds: [(&str, Runs); 2] = [("loads", loads), ("saves", saves)];
+        for (label, runs) in kinds {
+            let p99 = over(&|m: &Measured| at(runs(m), 8).map(|r| r.p99_ms));
+            let what = format!("{name}: p99 of {label} at 8 connections ÷ original ≤ 1");
+            target(out, &what, p99, |x| x <= 1.0);
+        }
+    }
+    if let (Some(sqlite), Some(ceiling)) = (find(Kind::KiokuSqlite), find(Kind::Ceiling)) {
+        let share = peak_rate(&sqlite.loads) / peak_rate(&ceiling.loads);
+        let what = "kioku, SQLite: small loads/s ÷ constant-body ceiling ≥ 0.5 (best of 1, 8, 64 connections)";
+        target(out, what, Some(share), |x| x >= 0.5);
+        let saves = peak_rate(&sqlite.saves);
+        let durable = sqlite.saves.iter().all(|r| r.errors == 0);
+        let what = "kioku, SQLite: durable saves/s ≥ 1,000 (best of 1, 8, 64 connections)";
+        target(out, what, Some(saves), |x| x >= 1_000.0 && durable);
+    }
+}
+
+fn cold_starts(out: &mut String, all: &[Measured], original: Option<&Measured>, starts: usize) {
+    writeln!(out, "### Cold start\n\nFrom the exec to the first successful authenticated load (of the 10-thread namespace), {starts} starts each.\n").unwrap();
+    writeln!(out, "| Service | median | fastest | slowest | median ÷ original |\n| --- | ---: | ---: | ---: | ---: |").unwrap();
+    for m in all {
+        let (first, last) = (
+            m.cold_starts_ms[0],
+            m.cold_starts_ms[m.cold_starts_ms.len() - 1],
+        );
+        let r = ratio(m, original, |m| Some(median(&m.cold_starts_ms)));
+        writeln!(
+            out,
+            "| {} | {} ms | {} ms | {} ms | {r} |",
+            m.kind.name(),
+            fig(median(&m.cold_starts_ms)),
+            fig(first),
+            fig(last)
+        )
+        .unwrap();
+    }
+}
+
+fn cpu(out: &mut String, all: &[Measured], original: Option<&Measured>, requests: usize) {
+    writeln!(out, "\n### Server CPU per request\n\nUser + system time of the server process and its children (/proc/<pid>/stat), over {requests} requests of each kind sent one after another: a save of a {}-character summary, and a load of the 10-thread namespace. The emulator's CPU is not counted.\n", client::SUMMARY_CHARS).unwrap();
+    writeln!(out, "| Service | per save | per load | save ÷ original | load ÷ original |\n| --- | ---: | ---: | ---: | ---: |").unwrap();
+    for m in all {
+        let save = m
+            .cpu_save_us
+            .map_or("–".into(), |us| format!("{} µs", fig(us)));
+        let save_ratio = ratio(m, original, |m| m.cpu_save_us);
+        let load_ratio = ratio(m, original, |m| Some(m.cpu_load_us));
+        writeln!(
+            out,
+            "| {} | {save} | {} µs | {save_ratio} | {load_ratio} |",
+            m.kind.name(),
+            fig(m.cpu_load_us)
+        )
+        .unwrap();
+    }
+}
+
+fn memory(out: &mut String, all: &[Measured], original: Option<&Measured>) {
+    writeln!(out, "\n### Resident memory\n\nIdle: one second after the first loads. Peak: the largest, sampled every 20 ms, during the latency runs below. Process and children.\n").unwrap();
+    writeln!(
+        out,
+        "| Service | idle | peak under load | idle ÷ original |\n| --- | ---: | ---: | ---: |"
+    )
+    .unwrap();
+    for m in all {
+        let r = ratio(m, original, |m| Some(m.idle_bytes as f64));
+        writeln!(
+            out,
+            "| {} | {} | {} | {r} |",
+            m.kind.name(),
+            mib(m.idle_bytes),
+            mib(m.peak_bytes)
+        )
+        .unwrap();
+    }
+}
+
+fn latency(
+    out: &mut String,
+    title: &str,
+    intro: &str,
+    all: &[Measured],
+    original: Option<&Measured>,
+    runs: Runs,
+) {
+    writeln!(out, "\n### {title}\n\n{intro}\n").unwrap();
+    writeln!(out, "| Service | connections | requests/s | p50 | p99 | failed | p99 ÷ original |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |").unwrap();
+    for m in all.iter().filter(|m| !runs(m).is_empty()) {
+        for run in runs(m) {
+            let r = ratio(m, original, |m| {
+                at(runs(m), run.connections).map(|r| r.p99_ms)
+            });
+            writeln!(
+                out,
+                "| {} | {} | {} | {} ms | {} ms | {} | {r} |",
+                m.kind.name(),
+                run.connections,
+                fig(run.per_second),
+                fig(run.p50_ms),
+                fig(run.p99_ms),
+                run.errors
+            )
+            .unwrap();
+        }
+    }
+}
+
+fn growth(out: &mut String, all: &[Measured], chart: &Path) {
+    let growing: Vec<&Measured> = all.iter().filter(|m| !m.growth.is_empty()).collect();
+    writeln!(out, "\n### Loads as a namespace grows\n\nOne {}-character summary per thread, saved through each service; the median of 5 loads at each size, and the answer's length in characters. GPT Actions refuse answers of {ACTION_LIMIT} characters or more.\n\n![Load latency and answer size against namespace size]({})\n", client::SUMMARY_CHARS, chart.display()).unwrap();
+    let mut header = String::from("| Threads |");
+    let mut rule = String::from("| ---: |");
+    for m in &growing {
+        write!(header, " {0}: load | {0}: characters |", m.kind.name()).unwrap();
+        rule.push_str(" ---: | ---: |");
+    }
+    writeln!(out, "{header}\n{rule}").unwrap();
+    for (i, threads) in client::GROWTH.iter().enumerate() {
+        write!(out, "| {threads} |").unwrap();
+        for m in &growing {
+            let step = &m.growth[i];
+            let over = if step.chars >= ACTION_LIMIT {
+                " ⚠"
+            } else {
+                ""
+            };
+            write!(out, " {} ms | {}{over} |", fig(step.median_ms), step.chars).unwrap();
+        }
+        writeln!(out).unwrap();
+    }
+    writeln!(out).unwrap();
+    for m in &growing {
+        let crossing = m.growth.iter().find(|s| s.chars >= ACTION_LIMIT);
+        let verdict = match crossing {
+            Some(step) => format!("first over the limit at {} threads (⚠)", step.threads),
+            None => format!(
+                "never over the limit, up to {} threads",
+                client::GROWTH[client::GROWTH.len() - 1]
+            ),
+        };
+        writeln!(out, "- {}: {verdict}.", m.kind.name()).unwrap();
+    }
+}
+
+fn section(machine: &Machine, all: &[Measured], args: &Args, chart: &Path) -> String {
+    let original = all.iter().find(|m| m.kind == Kind::Original);
+    let mut out = String::new();
+    writeln!(out, "Measured {} on {} cores ({}), {} GiB of memory. Load average (1, 5, 15 minutes) {} before the run and {} after it.\n", machine.date, machine.cores, machine.model, machine.memory_gib, machine.load_before, machine.load_after).unwrap();
+    if original.is_none() {
+        writeln!(
+            out,
+            "The original function was not run (no `--original`), so there are no ratios.\n"
+        )
+        .unwrap();
+    }
+    targets(&mut out, all);
+    writeln!(out).unwrap();
+    cold_starts(&mut out, all, original, args.starts);
+    cpu(&mut out, all, original, args.requests);
+    memory(&mut out, all, original);
+    let small = all[0].small_load.chars().count();
+    let intro = format!(
+        "wrk, {} s per run, loads of a namespace of 10 threads (answers of {small} characters); the ceiling answers the same bytes without doing anything.",
+        args.seconds
+    );
+    latency(
+        &mut out,
+        "Small loads: latency and throughput",
+        &intro,
+        all,
+        original,
+        loads,
+    );
+    let intro = format!(
+        "wrk, {} s per run, saves of a {}-character summary to one of 1,000 threads at random; kioku on SQLite answers only once the save is on disk (`synchronous=FULL`).",
+        args.seconds,
+        client::SUMMARY_CHARS
+    );
+    latency(
+        &mut out,
+        "Saves: latency and throughput",
+        &intro,
+        all,
+        original,
+        saves,
+    );
+    growth(&mut out, all, chart);
+    out
+}
+
+/// Replaces what lies between the markers in `path` with this run's figures.
+pub fn write(path: &Path, chart: &Path, machine: &Machine, all: &[Measured], args: &Args) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (Some(begin), Some(end)) = (text.find(BEGIN), text.find(END)) else {
+        panic!("{} has no {BEGIN} … {END} section", path.display());
+    };
+    let body = section(machine, all, args, chart);
+    let text = format!("{}{BEGIN}\n{body}{}", &text[..begin], &text[end..]);
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}

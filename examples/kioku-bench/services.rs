@@ -1,0 +1,213 @@
+//! The servers under test, each started as its own process the way it would run in
+//! production, and the Firestore emulator the Firestore-backed ones share.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+/// One bearer token per workload, so that workloads never see each other's data.
+pub const TOKENS: [(&str, &str); 3] = [
+    ("small", "bench-small-0123456789abcdef"),
+    ("save", "bench-save-0123456789abcdef"),
+    ("grow", "bench-grow-0123456789abcdef"),
+];
+
+pub fn token(namespace: &str) -> &'static str {
+    TOKENS
+        .iter()
+        .find(|(name, _)| *name == namespace)
+        .map(|(_, token)| *token)
+        .expect("a known namespace")
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// actix-web answering every request with one constant body: this machine's ceiling.
+    Ceiling,
+    KiokuSqlite,
+    KiokuFirestore,
+    /// The Python function under functions-framework, as Cloud Functions runs it.
+    Original,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Ceiling => "constant body (ceiling)",
+            Kind::KiokuSqlite => "kioku, SQLite",
+            Kind::KiokuFirestore => "kioku, Firestore",
+            Kind::Original => "original, Firestore",
+        }
+    }
+
+    pub fn slug(self) -> &'static str {
+        match self {
+            Kind::Ceiling => "ceiling",
+            Kind::KiokuSqlite => "kioku-sqlite",
+            Kind::KiokuFirestore => "kioku-firestore",
+            Kind::Original => "original",
+        }
+    }
+
+    pub fn uses_firestore(self) -> bool {
+        matches!(self, Kind::KiokuFirestore | Kind::Original)
+    }
+
+    /// Whether it stores anything: the ceiling only answers.
+    pub fn saves(self) -> bool {
+        self != Kind::Ceiling
+    }
+}
+
+/// Where everything the services need is.
+pub struct Setup {
+    pub kioku: PathBuf,
+    /// This benchmark's own binary, which serves the ceiling.
+    pub harness: PathBuf,
+    pub ceiling_body: PathBuf,
+    pub sqlite_dir: PathBuf,
+    pub logs: PathBuf,
+    /// The original's directory and the functions-framework to run it with.
+    pub original: Option<(PathBuf, PathBuf)>,
+    pub emulator_script: PathBuf,
+}
+
+impl Setup {
+    fn command(&self, kind: Kind, port: u16, emulator: Option<&str>) -> Command {
+        let program = match kind {
+            Kind::Ceiling => &self.harness,
+            Kind::KiokuSqlite | Kind::KiokuFirestore => &self.kioku,
+            Kind::Original => &self.original.as_ref().expect("the original's directory").1,
+        };
+        let mut command = Command::new(program);
+        command
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("PORT", port.to_string());
+        if let Some(host) = emulator {
+            command
+                .env("FIRESTORE_EMULATOR_HOST", host)
+                .env("GOOGLE_CLOUD_PROJECT", "demo-kioku-bench");
+        }
+        match kind {
+            Kind::Ceiling => command.arg("ceiling").arg(&self.ceiling_body),
+            Kind::KiokuSqlite | Kind::KiokuFirestore => {
+                let store = if kind == Kind::KiokuSqlite {
+                    "sqlite"
+                } else {
+                    "firestore"
+                };
+                let tokens = TOKENS.map(|(name, token)| format!("{name}:{token}"));
+                // As on Cloud Run (JSON logs, one line per request), without a rate limit.
+                command
+                    .env("K_SERVICE", "kioku-bench")
+                    .env("KIOKU_STORE", store)
+                    .env("API_TOKENS", tokens.join(","))
+                    .env("KIOKU_RATE_LIMIT", "0")
+                    .env("KIOKU_DATA_DIR", &self.sqlite_dir)
+            }
+            Kind::Original => {
+                let dir = &self.original.as_ref().expect("the original's directory").0;
+                command
+                    .arg("--source")
+                    .arg(dir.join("main.py"))
+                    .args(["--target", "mngMemory", "--port", &port.to_string()])
+                    .env("API_TOKENS", TOKENS.map(|(_, token)| token).join(","))
+            }
+        };
+        command
+    }
+
+    /// Starts `kind` on a free port; its output goes to `<logs>/<slug>.log`.
+    pub fn spawn(&self, kind: Kind, emulator: Option<&Emulator>) -> Server {
+        let port = free_port();
+        let log = append(&self.logs.join(format!("{}.log", kind.slug())));
+        let child = self
+            .command(kind, port, emulator.map(|e| e.host.as_str()))
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("the log file"))
+            .stderr(log)
+            .spawn()
+            .unwrap_or_else(|e| panic!("{} does not start: {e}", kind.name()));
+        Server {
+            child,
+            base: format!("http://127.0.0.1:{port}/"),
+        }
+    }
+
+    /// A Firestore emulator of its own for one service, so that no service reads through the
+    /// documents another left behind.
+    pub fn emulator(&self) -> Emulator {
+        let mut child = Command::new("node")
+            .arg(&self.emulator_script)
+            .arg("0")
+            .stdout(Stdio::piped())
+            .stderr(append(&self.logs.join("emulator.log")))
+            .spawn()
+            .expect("node runs the Firestore emulator");
+        let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
+        let first = lines.next().and_then(Result::ok).unwrap_or_default();
+        let host = first
+            .strip_prefix("listening ")
+            .unwrap_or_else(|| panic!("the Firestore emulator did not start: {first}"))
+            .to_owned();
+        // Keep reading what it prints, so that it never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        Emulator {
+            _server: Server {
+                child,
+                base: String::new(),
+            },
+            host,
+        }
+    }
+}
+
+fn append(path: &Path) -> File {
+    File::options()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn free_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
+    listener.local_addr().expect("its address").port()
+}
+
+/// A running server, stopped with SIGTERM (as Cloud Run stops one) when dropped.
+pub struct Server {
+    child: Child,
+    pub base: String,
+}
+
+impl Server {
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn has_exited(&mut self) -> bool {
+        !matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if !self.has_exited() {
+            // SIGTERM lets gunicorn stop its worker too; SIGKILL would orphan it.
+            let _ = Command::new("kill")
+                .args(["-TERM", &self.pid().to_string()])
+                .status();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+pub struct Emulator {
+    /// Held to stop the emulator when dropped.
+    _server: Server,
+    pub host: String,
+}

@@ -1,0 +1,82 @@
+//! Latency and throughput at a number of connections, measured by wrk (Debian's package).
+
+use std::process::Command;
+
+use serde::Deserialize;
+
+/// Loads, or saves spread over 1,000 threads when KIOKU_BENCH_SUMMARY holds a URL-encoded
+/// summary; `done` prints the figures as one JSON line.
+const SCRIPT: &str = r#"
+local summary = os.getenv("KIOKU_BENCH_SUMMARY")
+request = function()
+  if summary then
+    return wrk.format(nil, "/?mode=save&thread_id=w" .. math.random(1000) .. "&summary=" .. summary)
+  end
+  return wrk.format(nil, "/?mode=load")
+end
+done = function(s, latency, requests)
+  local e = s.errors
+  io.write(string.format(
+    '{"requests":%d,"duration_us":%d,"errors":%d,"p50_us":%d,"p99_us":%d}\n',
+    s.requests, s.duration, e.status + e.connect + e.read + e.write + e.timeout,
+    latency:percentile(50), latency:percentile(99)))
+end
+"#;
+
+#[derive(Deserialize)]
+struct Done {
+    requests: u64,
+    duration_us: u64,
+    errors: u64,
+    p50_us: u64,
+    p99_us: u64,
+}
+
+pub struct Run {
+    pub connections: u32,
+    pub per_second: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    /// Failed requests: non-2xx answers, socket errors and timeouts.
+    pub errors: u64,
+}
+
+/// `seconds` of requests over `connections` keep-alive connections to `base` with `token`:
+/// saves of `save_summary` (URL-encoded) if given, else loads.
+pub fn run(
+    base: &str,
+    token: &str,
+    connections: u32,
+    seconds: u32,
+    save_summary: Option<&str>,
+) -> Run {
+    let script = std::env::temp_dir().join(format!("kioku-bench-{}.lua", std::process::id()));
+    std::fs::write(&script, SCRIPT).expect("the wrk script is written");
+    let mut command = Command::new("wrk");
+    command
+        .arg(format!("--threads={}", connections.min(2)))
+        .arg(format!("--connections={connections}"))
+        .arg(format!("--duration={seconds}s"))
+        .arg("--timeout=30s")
+        .arg(format!("--script={}", script.display()))
+        .arg(format!("--header=Authorization: Bearer {token}"))
+        .arg(base)
+        .env_remove("KIOKU_BENCH_SUMMARY");
+    if let Some(summary) = save_summary {
+        command.env("KIOKU_BENCH_SUMMARY", summary);
+    }
+    let output = command.output().expect("wrk runs (apt-get install wrk)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with('{'))
+        .unwrap_or_else(|| panic!("wrk printed no result: {stdout}"));
+    let done: Done = serde_json::from_str(line).expect("wrk's result is JSON");
+    Run {
+        connections,
+        per_second: done.requests as f64 / (done.duration_us as f64 / 1e6),
+        p50_ms: done.p50_us as f64 / 1e3,
+        p99_ms: done.p99_us as f64 / 1e3,
+        errors: done.errors,
+    }
+}
