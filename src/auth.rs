@@ -43,7 +43,7 @@ impl Tokens {
                 Some((name, token)) => (token, Namespace::named(name)?),
                 None => (item, Namespace::bare_token(item, position)?),
             };
-            if token.is_empty() || token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            if !well_formed(token) {
                 return Err(format!(
                     "API_TOKENS entry {position} has an empty token or one with spaces or control characters"
                 ));
@@ -96,7 +96,7 @@ impl AdminTokens {
         let items = spec.into_iter().flat_map(|s| s.split(',')).map(str::trim);
         for (index, token) in items.enumerate().filter(|(_, t)| !t.is_empty()) {
             let position = index + 1;
-            if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            if !well_formed(token) {
                 return Err(format!(
                     "KIOKU_ADMIN_TOKENS entry {position} has spaces or control characters"
                 ));
@@ -118,6 +118,12 @@ impl AdminTokens {
     fn admits(&self, presented: &str) -> bool {
         find(self.digests.iter(), presented).is_some()
     }
+}
+
+/// A token can be sent in an `Authorization` header as it is: not empty, no spaces or
+/// control characters.
+fn well_formed(token: &str) -> bool {
+    !token.is_empty() && !token.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
 /// The position of `presented` among `known` digests, comparing with every one whatever the

@@ -7,7 +7,7 @@ use crate::auth::Authenticated;
 use crate::domain::{Entry, Found, Lookup, Mode, Namespace, Summary, Thread, ThreadId, search};
 use crate::error::{ApiError, ErrorBody};
 use crate::startup::AppState;
-use crate::store::Trimmed;
+use crate::store::{SaveOutcome, Trimmed};
 
 use super::GptErrors;
 use super::strict_query::StrictQuery;
@@ -170,8 +170,8 @@ async fn save(
     let summary = Summary::parse(req.summary, app.max_summary_chars)?;
     let thread = ThreadId::parse_or_new(req.thread_id.as_deref())?;
     let entry = Entry::now(summary, app.timezone);
-    let trimmed = app.store.save(ns, &thread, &entry, &app.retention).await?;
-    let count = app.store.count(ns).await?;
+    let SaveOutcome { trimmed, threads } =
+        app.store.save(ns, &thread, &entry, &app.retention).await?;
     tracing::info!(
         namespace = %ns,
         thread_id = thread.as_str(),
@@ -182,7 +182,7 @@ async fn save(
     );
     Ok(MemoryResponse::Saved(Saved {
         status: SaveStatus::Saved,
-        count,
+        count: threads,
         thread_id: thread.as_str().to_owned(),
         timestamp: entry.timestamp,
         dropped_entries: trimmed.entries,

@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use super::{Counts, MemoryStore, NamespaceStats, StoreError, Trimmed};
+use super::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
 use crate::domain::{Entry, Filter, Located, Namespace, Page, Query, Retention, Thread, ThreadId};
 
 /// Puts a time limit on every call of the store it wraps, so a stuck store answers
@@ -36,7 +36,7 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
         thread: &ThreadId,
         entry: &Entry,
         retention: &Retention,
-    ) -> Result<Trimmed, StoreError> {
+    ) -> Result<SaveOutcome, StoreError> {
         self.bound(self.inner.save(ns, thread, entry, retention))
             .await
     }

@@ -17,7 +17,7 @@ use firestore::gcloud_sdk::tonic::{Code, Status};
 use firestore::{FirestoreDb, FirestoreDbOptions};
 use serde::Deserialize;
 
-use super::{Counts, MemoryStore, NamespaceStats, StoreError, Trimmed};
+use super::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError, Trimmed};
 use crate::domain::{
     Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Retention, Thread, ThreadId,
     micros,
@@ -168,10 +168,15 @@ impl FirestoreStore {
         .await
     }
 
-    /// Deletes the least recently saved threads of `ns` beyond `max`; returns how many.
-    /// Threads the original function saved (no `updated_at`) count as the least recent.
-    async fn drop_least_recent(&self, ns: &Namespace, max: u64) -> Result<u64, StoreError> {
-        let count = self.count(ns).await?;
+    /// Deletes the least recently saved of the `count` threads of `ns` beyond `max`; returns
+    /// how many. Threads the original function saved (no `updated_at`) count as the least
+    /// recent.
+    async fn drop_least_recent(
+        &self,
+        ns: &Namespace,
+        count: u64,
+        max: u64,
+    ) -> Result<u64, StoreError> {
         if count <= max {
             return Ok(0);
         }
@@ -504,7 +509,7 @@ impl MemoryStore for FirestoreStore {
         thread: &ThreadId,
         entry: &Entry,
         retention: &Retention,
-    ) -> Result<Trimmed, StoreError> {
+    ) -> Result<SaveOutcome, StoreError> {
         let name = self.thread_path(ns, thread);
         // One atomic append, unless the thread has to be looked at: a limit on its entries,
         // or a first try that would have passed the size limit.
@@ -524,10 +529,14 @@ impl MemoryStore for FirestoreStore {
                 },
             }
         };
+        let mut threads = self.count(ns).await?;
         if let Some(max) = retention.max_threads {
-            trimmed.threads = self.drop_least_recent(ns, max.get().into()).await?;
+            trimmed.threads = self
+                .drop_least_recent(ns, threads, max.get().into())
+                .await?;
+            threads -= trimmed.threads;
         }
-        Ok(trimmed)
+        Ok(SaveOutcome { trimmed, threads })
     }
 
     async fn count(&self, ns: &Namespace) -> Result<u64, StoreError> {

@@ -35,6 +35,14 @@ pub struct Trimmed {
     pub for_size: bool,
 }
 
+/// What a save did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SaveOutcome {
+    pub trimmed: Trimmed,
+    /// Threads the namespace holds once the save is in, as the save's answer reports them.
+    pub threads: u64,
+}
+
 /// How much a namespace, or a part of it, holds or held.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
@@ -54,15 +62,15 @@ pub struct NamespaceStats {
 #[async_trait]
 pub trait MemoryStore: Send + Sync {
     /// Appends `entry` to the thread, creating the thread if it is new, then drops what
-    /// `retention` and the store's size limit do not keep. Concurrent saves, to one thread or
-    /// many, all land.
+    /// `retention` and the store's size limit do not keep, and counts the namespace's threads.
+    /// Concurrent saves, to one thread or many, all land.
     async fn save(
         &self,
         ns: &Namespace,
         thread: &ThreadId,
         entry: &Entry,
         retention: &Retention,
-    ) -> Result<Trimmed, StoreError>;
+    ) -> Result<SaveOutcome, StoreError>;
 
     /// How many threads the namespace holds.
     async fn count(&self, ns: &Namespace) -> Result<u64, StoreError>;

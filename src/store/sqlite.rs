@@ -8,7 +8,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, Transaction, params, params_from_iter};
 use tokio::sync::oneshot;
 
-use super::{Counts, MemoryStore, NamespaceStats, StoreError, Trimmed};
+use super::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError, Trimmed};
 use crate::domain::{
     Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Retention, Thread, ThreadId, fold,
     micros,
@@ -210,7 +210,7 @@ struct Queued {
     thread: String,
     entry: Entry,
     retention: Retention,
-    done: oneshot::Sender<Result<Trimmed, StoreError>>,
+    done: oneshot::Sender<Result<SaveOutcome, StoreError>>,
 }
 
 /// The embedded store: one SQLite file in WAL mode with `synchronous=FULL`, so a save that
@@ -280,10 +280,20 @@ fn unavailable(err: rusqlite::Error) -> StoreError {
     StoreError::Unavailable(err.to_string())
 }
 
-/// Stores one save, then drops what its retention does not keep.
-fn insert(conn: &Connection, save: &Queued) -> rusqlite::Result<Trimmed> {
+/// Stores one save, drops what its retention does not keep, and counts the threads.
+fn insert(conn: &Connection, save: &Queued) -> rusqlite::Result<SaveOutcome> {
     insert_entry(conn, &save.ns, &save.thread, &save.entry)?;
-    apply_retention(conn, &save.ns, &save.thread, &save.retention)
+    let trimmed = apply_retention(conn, &save.ns, &save.thread, &save.retention)?;
+    let threads = thread_count(conn, &save.ns)?;
+    Ok(SaveOutcome { trimmed, threads })
+}
+
+fn thread_count(conn: &Connection, ns: &str) -> rusqlite::Result<u64> {
+    conn.query_row(
+        "SELECT COUNT(*) FROM threads WHERE namespace = ?1",
+        [ns],
+        |row| row.get(0),
+    )
 }
 
 /// Commits every queued save in one transaction, each in a savepoint of its own so that a
@@ -315,7 +325,7 @@ fn commit_queued(conn: &mut Connection, queue: &Mutex<Vec<Queued>>) {
 fn commit_batch(
     conn: &mut Connection,
     batch: &[Queued],
-) -> rusqlite::Result<Vec<rusqlite::Result<Trimmed>>> {
+) -> rusqlite::Result<Vec<rusqlite::Result<SaveOutcome>>> {
     let mut tx = conn.transaction()?;
     let mut outcomes = Vec::with_capacity(batch.len());
     for save in batch {
@@ -348,7 +358,7 @@ impl MemoryStore for SqliteStore {
         thread: &ThreadId,
         entry: &Entry,
         retention: &Retention,
-    ) -> Result<Trimmed, StoreError> {
+    ) -> Result<SaveOutcome, StoreError> {
         let (done, outcome) = oneshot::channel();
         self.queue
             .lock()
@@ -374,14 +384,7 @@ impl MemoryStore for SqliteStore {
 
     async fn count(&self, ns: &Namespace) -> Result<u64, StoreError> {
         let ns = ns.name().to_owned();
-        self.with_conn(move |conn| {
-            conn.query_row(
-                "SELECT COUNT(*) FROM threads WHERE namespace = ?1",
-                [ns],
-                |row| row.get(0),
-            )
-        })
-        .await
+        self.with_conn(move |conn| thread_count(conn, &ns)).await
     }
 
     async fn page(
@@ -579,7 +582,7 @@ impl MemoryStore for SqliteStore {
 mod tests {
     use super::*;
 
-    fn queued(summary: &str) -> (Queued, oneshot::Receiver<Result<Trimmed, StoreError>>) {
+    fn queued(summary: &str) -> (Queued, oneshot::Receiver<Result<SaveOutcome, StoreError>>) {
         let (done, outcome) = oneshot::channel();
         let entry = Entry {
             summary: summary.into(),

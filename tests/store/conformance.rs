@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use futures::future::try_join_all;
 use kioku::domain::{Entry, Filter, Namespace, Query, Retention, Thread, ThreadId, search};
-use kioku::store::MemoryStore;
+use kioku::store::{MemoryStore, SaveOutcome, Trimmed};
 
 pub use crate::lifecycle::*;
 
@@ -52,10 +52,12 @@ pub async fn a_saved_entry_loads_back_exactly(store: &impl MemoryStore) {
         "要約: 🎌 \u{200f}עברית\u{200b} \"quotes\" \\ tab\there\r\nnext line",
         "2025-08-19T08:39:27.174624+09:00",
     );
-    store
-        .save(&ns, &thread("t1"), &saved, &KEEP_ALL)
-        .await
-        .unwrap();
+    let outcome = store.save(&ns, &thread("t1"), &saved, &KEEP_ALL).await;
+    let one_thread = SaveOutcome {
+        trimmed: Trimmed::default(),
+        threads: 1,
+    };
+    assert_eq!(outcome.unwrap(), one_thread, "the save counts the threads");
     assert_eq!(store.count(&ns).await.unwrap(), 1);
     let threads = load_all(store, &ns).await;
     assert_eq!(threads.len(), 1);

@@ -132,10 +132,18 @@ async fn a_save_past_the_document_limit_drops_the_oldest_entries() {
         )
     };
     for i in 0..3 {
-        let trimmed = store.save(&ns, &id, &big(i), &KEEP_ALL).await.unwrap();
+        let trimmed = store
+            .save(&ns, &id, &big(i), &KEEP_ALL)
+            .await
+            .unwrap()
+            .trimmed;
         assert_eq!(trimmed, Trimmed::default());
     }
-    let trimmed = store.save(&ns, &id, &big(3), &KEEP_ALL).await.unwrap();
+    let trimmed = store
+        .save(&ns, &id, &big(3), &KEEP_ALL)
+        .await
+        .unwrap()
+        .trimmed;
     let expected = Trimmed {
         entries: 1,
         threads: 0,
@@ -172,7 +180,7 @@ async fn a_retention_age_drops_old_entries_and_sets_the_ttl_field() {
         .await
         .unwrap();
     let new = entry("new", &days_ago(0));
-    let trimmed = store.save(&ns, &id, &new, &week).await.unwrap();
+    let trimmed = store.save(&ns, &id, &new, &week).await.unwrap().trimmed;
     assert_eq!(trimmed.entries, 1);
     assert_eq!(load_all(&store, &ns).await[0].entries, [recent, new]);
 

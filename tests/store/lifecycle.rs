@@ -26,6 +26,7 @@ async fn save(
         .save(ns, &thread(id), &saved, retention)
         .await
         .unwrap()
+        .trimmed
 }
 
 fn at(second: usize) -> String {
