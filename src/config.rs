@@ -262,6 +262,7 @@ mod tests {
         assert!(bad(&["--timezone", "Mars/Olympus"]));
         assert!(bad(&["--max-summary-chars", "0"]));
         assert!(bad(&["--max-threads", "0"]));
-        assert!(bad(&["--retention-days", "-1"]));
+        assert!(bad(&["--retention-days", "0"]));
+        assert!(bad(&["--max-entries-per-thread", "0"]));
     }
 }

@@ -1,12 +1,31 @@
-//! kioku: memory for custom GPTs that outlives the chat thread.
+//! kioku (記憶): memory for custom GPTs that outlives the chat thread.
+//!
+//! A tour, from the bottom up; each module imports only those above it in this list.
+//!
+//! - [`domain`]: validated values (a [`domain::Summary`], a [`domain::ThreadId`], a
+//!   [`domain::Namespace`]) and the rules of an answer: its character budget, paging, search
+//!   and ranking. Raw input becomes a domain value at a boundary, or is refused there.
+//! - [`store`]: where memories live. The [`store::MemoryStore`] trait, and one folder per
+//!   backend: `sqlite` (embedded, one file) and `firestore` (the original function's layout).
+//! - [`credentials`]: API tokens and the namespaces they unlock, admin tokens, and the token
+//!   of a local run. [`rate_limit`]: requests a minute per namespace.
+//! - [`memory`]: save, load and forget: what every door (the HTTP API, and MCP tools and the
+//!   memory page to come) calls, so that each rule is written once. [`error_code`]: the stable
+//!   names of its refusals.
+//! - [`transfer`]: memories as JSON Lines, for `kioku export`, `kioku import` and
+//!   `/admin/export`.
+//! - [`config`] (settings from flags and the environment) and [`telemetry`] (the log format).
+//! - [`http`]: the only module that knows actix-web: routes, extractors, middleware, the
+//!   OpenAPI schema, and errors as HTTP answers.
+//! - [`startup`]: wires settings → store → credentials → [`http::serve`]; `main` runs it.
 
-pub mod auth;
 pub mod config;
+pub mod credentials;
 pub mod domain;
-pub mod error;
-pub mod limits;
-pub mod openapi;
-pub mod routes;
+pub mod error_code;
+pub mod http;
+pub mod memory;
+pub mod rate_limit;
 pub mod startup;
 pub mod store;
 pub mod telemetry;

@@ -1,3 +1,5 @@
+//! The `kioku` command: serve, or a one-off task (a token, the schema, an export, an import).
+
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -6,17 +8,18 @@ use std::process::ExitCode;
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use kioku::config::{Cli, Command, SchemaFormat, Settings};
-use kioku::openapi::{self, SchemaOptions};
+use kioku::credentials;
+use kioku::http::schema::{self, SchemaOptions};
 use kioku::startup::{Application, LocalToken, open_store};
+use kioku::telemetry::{self, ErrorChain};
 use kioku::transfer::{self, Renames};
-use kioku::{auth, telemetry};
 
 #[actix_web::main]
 async fn main() -> ExitCode {
     let Cli { command, settings } = Cli::parse();
     match command.unwrap_or(Command::Serve) {
         Command::Token => {
-            println!("{}", auth::generate_token());
+            println!("{}", credentials::generate_token());
             ExitCode::SUCCESS
         }
         Command::Openapi { format } => {
@@ -30,7 +33,7 @@ async fn main() -> ExitCode {
             let app = match Application::build(settings).await {
                 Ok(app) => app,
                 Err(err) => {
-                    tracing::error!(error = %err, "kioku could not start");
+                    tracing::error!(error = %ErrorChain(&err), "kioku could not start");
                     return ExitCode::FAILURE;
                 }
             };
@@ -40,7 +43,7 @@ async fn main() -> ExitCode {
             match app.run_until_stopped().await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(err) => {
-                    tracing::error!(error = %err, "kioku stopped on an error");
+                    tracing::error!(error = %ErrorChain(&err), "kioku stopped on an error");
                     ExitCode::FAILURE
                 }
             }
@@ -50,11 +53,11 @@ async fn main() -> ExitCode {
 
 /// The schema for `settings`, with a placeholder server URL unless KIOKU_PUBLIC_URL is set.
 fn schema(settings: &Settings, format: SchemaFormat) -> String {
-    let doc = openapi::document(&SchemaOptions {
+    let doc = schema::document(&SchemaOptions {
         server_url: settings
             .public_url
             .as_deref()
-            .unwrap_or(openapi::PLACEHOLDER_URL),
+            .unwrap_or(schema::PLACEHOLDER_URL),
         include_post: settings.schema_post,
         max_summary_chars: settings.max_summary_chars as usize,
     });
@@ -94,15 +97,17 @@ fn finish(outcome: Result<(), String>) -> ExitCode {
 
 /// `kioku export`: JSON Lines to stdout, what was written to stderr.
 async fn export(settings: &Settings, namespace: Option<&str>) -> Result<(), String> {
-    let store = open_store(settings).await.map_err(|e| e.to_string())?;
+    let store = open_store(settings)
+        .await
+        .map_err(|e| ErrorChain(&e).to_string())?;
     let namespaces = transfer::namespaces(store.as_ref(), namespace)
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ErrorChain(&e).to_string())?;
     let mut out = io::BufWriter::new(io::stdout().lock());
     let written = transfer::export(store.as_ref(), &namespaces, &mut out)
         .await
-        .map_err(|e| e.to_string())?;
-    out.flush().map_err(|e| e.to_string())?;
+        .map_err(|e| ErrorChain(&e).to_string())?;
+    out.flush().map_err(|e| ErrorChain(&e).to_string())?;
     eprintln!(
         "exported {} threads ({} summaries) of {} namespaces",
         written.threads,
@@ -120,7 +125,9 @@ async fn import(
 ) -> Result<(), String> {
     let renames = Renames::parse(rename)?;
     let (input, length) = open_input(file.as_deref())?;
-    let store = open_store(settings).await.map_err(|e| e.to_string())?;
+    let store = open_store(settings)
+        .await
+        .map_err(|e| ErrorChain(&e).to_string())?;
     // Hidden when stderr is not a terminal.
     let progress = ProgressBar::with_draw_target(length, ProgressDrawTarget::stderr());
     progress.set_style(

@@ -1,55 +1,33 @@
-//! Builds the application from settings. `main` and the tests start it the same way.
+//! Wires the application from settings: the store, the credentials, then the HTTP server.
+//! `main` and the tests start it the same way.
 
 use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::dev::Server;
-use actix_web::error::JsonPayloadError;
-use actix_web::middleware::from_fn;
-use actix_web::{App, HttpServer, web};
-use chrono_tz::Tz;
 
-use crate::auth::{self, AdminTokens, Tokens};
 use crate::config::{Settings, StoreKind};
-use crate::domain::Retention;
-use crate::error::ApiError;
-use crate::limits::{self, RateLimit};
-use crate::routes;
+use crate::credentials::{self, AdminTokens, Tokens};
+use crate::http::{self, AppState, Shared, TraceProject};
+use crate::memory::{Memory, Rules};
+use crate::rate_limit::RateLimit;
 use crate::store::{Bounded, FirestoreStore, MemoryStore, SqliteStore};
-use crate::telemetry::{self, TraceProject};
-
-/// Largest JSON body accepted: room for the longest summary at four UTF-8 bytes a character,
-/// even with every character escaped, plus the other fields.
-const fn json_body_limit(max_summary_chars: usize) -> usize {
-    max_summary_chars * 12 + 4_096
-}
-
-/// Seconds in-flight requests get to finish after SIGTERM; Cloud Run allows 10.
-const SHUTDOWN_GRACE_SECS: u64 = 8;
+use crate::telemetry::ErrorChain;
 
 /// How often the embedded store forgets entries past `KIOKU_RETENTION_DAYS`.
 const PURGE_EVERY: Duration = Duration::from_secs(3_600);
-
-/// What every handler shares.
-pub struct AppState {
-    pub store: Arc<dyn MemoryStore>,
-    pub timezone: Tz,
-    pub max_summary_chars: usize,
-    pub load_budget_chars: usize,
-    pub retention: Retention,
-    pub public_url: Option<String>,
-    pub schema_post: bool,
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
     #[error("{0}")]
     Config(String),
-    #[error("the store could not be opened: {0}")]
+    #[error("the store could not be opened")]
     Store(#[from] crate::store::StoreError),
-    #[error("{0}")]
-    Io(#[from] std::io::Error),
+    #[error("the local token file could not be read or written")]
+    LocalToken(#[source] std::io::Error),
+    #[error("the server could not listen")]
+    Listen(#[source] std::io::Error),
 }
 
 /// A token generated for a local run, to show the user once.
@@ -81,25 +59,29 @@ impl Application {
         if let (StoreKind::Sqlite, Some(_)) = (settings.store(), settings.retention_days) {
             keep_purging(&settings).await?;
         }
-        let listener = TcpListener::bind((settings.host(), settings.port))?;
-        let address = listener.local_addr()?;
-        let state = web::Data::new(AppState {
-            store,
+        let listener =
+            TcpListener::bind((settings.host(), settings.port)).map_err(StartupError::Listen)?;
+        let address = listener.local_addr().map_err(StartupError::Listen)?;
+        let rules = Rules {
             timezone: settings.timezone,
             max_summary_chars: settings.max_summary_chars as usize,
             load_budget_chars: settings.load_budget_chars as usize,
             retention: settings.retention(),
+        };
+        let state = AppState {
+            memory: Memory::new(Arc::clone(&store), rules),
+            store,
             public_url: settings.public_url.clone(),
             schema_post: settings.schema_post,
-        });
-        let server = serve(
-            listener,
+        };
+        let shared = Shared {
             state,
-            web::Data::new(tokens),
-            web::Data::new(admin_tokens),
-            web::Data::new(RateLimit::per_minute(settings.rate_limit)),
-            web::Data::new(TraceProject(settings.google_cloud_project.clone())),
-        )?;
+            tokens,
+            admin_tokens,
+            rate_limit: RateLimit::per_minute(settings.rate_limit),
+            trace_project: TraceProject(settings.google_cloud_project.clone()),
+        };
+        let server = http::serve(listener, shared).map_err(StartupError::Listen)?;
         tracing::info!(address = %address, store = ?settings.store(), "listening");
         Ok(Self {
             server,
@@ -134,8 +116,8 @@ fn tokens(settings: &Settings) -> Result<(Tokens, Option<LocalToken>), StartupEr
         ));
     }
     let path = settings.data_dir.join("api_token");
-    let (token, created) = auth::local_token(&path)?;
-    let spec = format!("{}:{token}", auth::LOCAL_NAMESPACE);
+    let (token, created) = credentials::local_token(&path).map_err(StartupError::LocalToken)?;
+    let spec = format!("{}:{token}", credentials::LOCAL_NAMESPACE);
     let tokens = Tokens::parse(&spec).map_err(StartupError::Config)?;
     Ok((
         tokens,
@@ -182,7 +164,9 @@ async fn keep_purging(settings: &Settings) -> Result<(), StartupError> {
             match store.purge_before(cutoff).await {
                 Ok(0) => {}
                 Ok(entries) => tracing::info!(entries, "forgot entries past KIOKU_RETENTION_DAYS"),
-                Err(err) => tracing::error!(error = %err, "the retention purge failed"),
+                Err(err) => {
+                    tracing::error!(error = %ErrorChain(&err), "the retention purge failed")
+                }
             }
         }
     };
@@ -196,79 +180,4 @@ async fn keep_purging(settings: &Settings) -> Result<(), StartupError> {
         }
     });
     Ok(())
-}
-
-fn serve(
-    listener: TcpListener,
-    state: web::Data<AppState>,
-    tokens: web::Data<Tokens>,
-    admin_tokens: web::Data<AdminTokens>,
-    rate_limit: web::Data<RateLimit>,
-    trace_project: web::Data<TraceProject>,
-) -> std::io::Result<Server> {
-    let body_limit = json_body_limit(state.max_summary_chars);
-    let server = HttpServer::new(move || {
-        App::new()
-            .wrap(from_fn(limits::request_size))
-            .wrap(from_fn(telemetry::request_log))
-            .app_data(state.clone())
-            .app_data(tokens.clone())
-            .app_data(admin_tokens.clone())
-            .app_data(rate_limit.clone())
-            .app_data(trace_project.clone())
-            .app_data(
-                web::JsonConfig::default()
-                    .limit(body_limit)
-                    .error_handler(move |err, _| json_error(err, body_limit).into()),
-            )
-            .service(
-                web::resource("/")
-                    .route(web::get().to(routes::memory_get))
-                    .route(web::post().to(routes::memory_post))
-                    .default_service(routes::method_not_allowed("GET, POST")),
-            )
-            .service(
-                web::resource("/forget")
-                    .route(web::get().to(routes::forget))
-                    .default_service(routes::method_not_allowed("GET")),
-            )
-            .service(
-                web::scope("/admin")
-                    .service(
-                        web::resource("/namespaces")
-                            .route(web::get().to(routes::admin::namespaces))
-                            .default_service(routes::method_not_allowed("GET")),
-                    )
-                    .service(
-                        web::resource("/namespaces/{name}")
-                            .route(web::delete().to(routes::admin::delete_namespace))
-                            .default_service(routes::method_not_allowed("DELETE")),
-                    )
-                    .service(
-                        web::resource("/export")
-                            .route(web::get().to(routes::admin::export))
-                            .default_service(routes::method_not_allowed("GET")),
-                    ),
-            )
-            .route("/healthz", web::get().to(routes::healthz))
-            .route("/readyz", web::get().to(routes::readyz))
-            .route("/openapi.json", web::get().to(routes::openapi_json))
-            .route("/openapi.yaml", web::get().to(routes::openapi_yaml))
-            .route("/prompt", web::get().to(routes::prompt))
-            .default_service(web::to(routes::not_found))
-    })
-    .listen(listener)?
-    .shutdown_timeout(SHUTDOWN_GRACE_SECS)
-    .run();
-    Ok(server)
-}
-
-fn json_error(err: JsonPayloadError, limit: usize) -> ApiError {
-    match err {
-        JsonPayloadError::ContentType => ApiError::UnsupportedMediaType,
-        JsonPayloadError::Overflow { .. } | JsonPayloadError::OverflowKnownLength { .. } => {
-            ApiError::BodyTooLarge(limit)
-        }
-        other => ApiError::MalformedJson(other.to_string()),
-    }
 }

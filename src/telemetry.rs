@@ -3,12 +3,7 @@
 
 use std::fmt;
 use std::io::IsTerminal;
-use std::time::Instant;
 
-use actix_web::body::MessageBody;
-use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::middleware::Next;
-use actix_web::{HttpMessage, web};
 use serde_json::{Map, Value};
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
@@ -18,12 +13,27 @@ use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::{EnvFilter, fmt as subscriber_fmt};
 
 use crate::config::LogFormat;
-use crate::domain::Namespace;
 
 /// Event fields named `httpRequest.<key>` are gathered into Cloud Logging's `httpRequest`.
 const HTTP_REQUEST_PREFIX: &str = "httpRequest.";
 /// Cloud Logging links an entry to its trace through this field.
 const TRACE_FIELD: &str = "logging.googleapis.com/trace";
+
+/// `err` and each of its sources, as one line: `outer: cause: root cause`. What a failure's log
+/// line carries, so that no cause is lost between the store and the log.
+pub struct ErrorChain<'a>(pub &'a (dyn std::error::Error + 'static));
+
+impl fmt::Display for ErrorChain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(cause) = source {
+            write!(f, ": {cause}")?;
+            source = cause.source();
+        }
+        Ok(())
+    }
+}
 
 /// Installs the global subscriber. `RUST_LOG` adjusts levels (default `info`).
 pub fn init(format: LogFormat) {
@@ -36,55 +46,6 @@ pub fn init(format: LogFormat) {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.event_format(CloudLogging).try_init(),
     };
-}
-
-/// Where the project id for trace links comes from, set once at start-up.
-#[derive(Clone, Default)]
-pub struct TraceProject(pub Option<String>);
-
-/// Logs one line per request: method, path without the query (it carries summaries), or the
-/// route's pattern where one matched (`/admin/namespaces/{name}`: a bare token's namespace name
-/// is the token), status, latency, namespace label and trace.
-pub async fn request_log(
-    req: ServiceRequest,
-    next: Next<impl MessageBody>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    let started = Instant::now();
-    let method = req.method().to_string();
-    let path = req.path().to_owned();
-    let trace = trace_field(&req);
-    let response = next.call(req).await?;
-    let path = response.request().match_pattern().unwrap_or(path);
-    let status = response.status().as_u16();
-    let namespace = response
-        .request()
-        .extensions()
-        .get::<Namespace>()
-        .map(|ns| ns.label().to_owned());
-    tracing::info!(
-        httpRequest.requestMethod = %method,
-        httpRequest.requestUrl = %path,
-        httpRequest.status = status,
-        httpRequest.latency = %format!("{:.6}s", started.elapsed().as_secs_f64()),
-        namespace = namespace.as_deref().unwrap_or("-"),
-        trace = trace.as_deref(),
-        "{method} {path} {status}"
-    );
-    Ok(response)
-}
-
-/// `projects/<project>/traces/<id>` from `X-Cloud-Trace-Context: <id>/<span>;o=1`.
-fn trace_field(req: &ServiceRequest) -> Option<String> {
-    let header = req.headers().get("x-cloud-trace-context")?.to_str().ok()?;
-    let id = header.split(['/', ';']).next()?;
-    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    let project = req.app_data::<web::Data<TraceProject>>()?.0.clone();
-    Some(match project {
-        Some(project) => format!("projects/{project}/traces/{id}"),
-        None => id.to_owned(),
-    })
 }
 
 /// The JSON line format.

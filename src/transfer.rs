@@ -6,7 +6,7 @@ use std::io::{self, BufRead, Write};
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{Entry, Namespace, ThreadId};
+use crate::domain::{Entry, Namespace, ThreadId, ValidationError};
 use crate::store::{Counts, MemoryStore, StoreError};
 
 /// One line: a thread, its namespace, and its entries in the order they were saved.
@@ -22,10 +22,14 @@ pub struct ThreadRecord {
 pub enum TransferError {
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("{0}")]
+    #[error("reading or writing memories failed")]
     Io(#[from] io::Error),
+    /// The namespace asked for cannot be one.
+    #[error(transparent)]
+    Invalid(#[from] ValidationError),
+    /// The store holds a namespace kioku cannot name.
     #[error("{0}")]
-    Namespace(String),
+    StoredName(String),
 }
 
 /// The namespaces an export covers: `name`, or every one the store holds.
@@ -33,18 +37,14 @@ pub async fn namespaces(
     store: &dyn MemoryStore,
     name: Option<&str>,
 ) -> Result<Vec<Namespace>, TransferError> {
-    let names = match name {
-        Some(name) => vec![name.to_owned()],
-        None => store
-            .namespaces()
-            .await?
-            .into_iter()
-            .map(|stats| stats.name)
-            .collect(),
-    };
-    names
+    if let Some(name) = name {
+        return Ok(vec![Namespace::requested(name)?]);
+    }
+    store
+        .namespaces()
+        .await?
         .iter()
-        .map(|name| Namespace::named(name).map_err(TransferError::Namespace))
+        .map(|stats| Namespace::named(&stats.name).map_err(TransferError::StoredName))
         .collect()
 }
 

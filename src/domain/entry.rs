@@ -1,3 +1,5 @@
+//! One saved summary and its time, and a thread of them.
+
 use chrono::{SecondsFormat, Utc};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};

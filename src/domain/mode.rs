@@ -1,3 +1,5 @@
+//! What a memory request asks for: save or load.
+
 use utoipa::ToSchema;
 
 use super::ValidationError;

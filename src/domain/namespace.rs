@@ -1,6 +1,9 @@
+//! One token's private space of memories.
+
 use std::fmt;
 
-use super::document_id_problem;
+use super::ValidationError;
+use super::document_id::document_id_problem;
 
 /// One token's private space of memories. `name` is the Firestore document id under
 /// `memory/`; `label` is what logs may show, since a bare token's name is the token itself.
@@ -20,6 +23,14 @@ impl Namespace {
     /// `API_TOKENS`) labels it in logs without revealing it.
     pub fn bare_token(token: &str, position: usize) -> Result<Self, String> {
         Self::parse(token, format!("bare-token-{position}"))
+    }
+
+    /// A namespace a request names, such as an operator's export or delete.
+    pub fn requested(name: &str) -> Result<Self, ValidationError> {
+        Self::named(name).map_err(|_| ValidationError::InvalidFilter {
+            name: "namespace",
+            expected: "a namespace name as GET /admin/namespaces lists it",
+        })
     }
 
     fn parse(name: &str, label: String) -> Result<Self, String> {

@@ -1,263 +1,14 @@
 //! A load's answer within a size budget. Entries are taken newest first across threads until
 //! the JSON answer would pass the budget; what is left out is counted, and a cursor reaches it.
 
-use std::cmp::Ordering;
-
-use chrono::{DateTime, NaiveDate, SecondsFormat, TimeZone, Utc};
-use chrono_tz::Tz;
-use serde::Serialize;
-use utoipa::ToSchema;
-
-use super::{Entry, Query, Thread, ThreadId, ValidationError, fold};
-
-/// Room kept for the answer's envelope: status, counts, the truncation report and its cursor.
-const ENVELOPE_CHARS: usize = 256;
-
-/// Characters `value` takes as JSON, as sent.
-fn json_chars(value: &impl Serialize) -> usize {
-    serde_json::to_string(value)
-        .expect("plain data serializes")
-        .chars()
-        .count()
-}
-
-/// Microseconds since the epoch of an entry's timestamp; an unreadable one sorts oldest.
-pub fn micros(timestamp: &str) -> i64 {
-    DateTime::parse_from_rfc3339(timestamp).map_or(i64::MIN, |t| t.timestamp_micros())
-}
-
-/// The cursor after an entry saved at `at`: entries strictly older come next.
-fn cursor(at: i64) -> Option<String> {
-    let at = DateTime::<Utc>::from_timestamp_micros(at).filter(|_| at != i64::MIN)?;
-    Some(at.to_rfc3339_opts(SecondsFormat::Micros, true))
-}
+use super::budget::{Budget, cut_to_fit, json_chars};
+use super::{Located, Thread, cursor};
 
 /// What a budget cut left out: entries, and threads with no entry on the page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Omitted {
     pub entries: u64,
     pub threads: u64,
-}
-
-/// Characters left for the answer's content.
-struct Budget {
-    left: usize,
-}
-
-impl Budget {
-    fn new(limit: usize) -> Self {
-        Self {
-            left: limit.saturating_sub(ENVELOPE_CHARS),
-        }
-    }
-
-    fn take(&mut self, chars: usize) -> bool {
-        let fits = chars <= self.left;
-        if fits {
-            self.left -= chars;
-        }
-        fits
-    }
-}
-
-/// `entry` with its summary cut, and marked as cut, to take at most `chars` characters of JSON.
-/// `None` when not even the marker fits.
-fn cut_to_fit(entry: &Entry, chars: usize) -> Option<Entry> {
-    let total = entry.summary.chars().count();
-    let cut = |keep: usize| Entry {
-        summary: format!(
-            "{}…[cut: {keep} of {total} characters shown]",
-            entry.summary.chars().take(keep).collect::<String>()
-        ),
-        timestamp: entry.timestamp.clone(),
-    };
-    // The longest prefix that fits, by bisection: JSON length grows with the prefix.
-    let (mut low, mut high) = (0, total);
-    while low < high {
-        let mid = (low + high).div_ceil(2);
-        if json_chars(&cut(mid)) <= chars {
-            low = mid
-        } else {
-            high = mid - 1
-        }
-    }
-    Some(cut(low)).filter(|e| json_chars(e) <= chars)
-}
-
-/// One entry and where it belongs.
-#[derive(Debug, Clone)]
-pub struct Located {
-    pub thread_id: String,
-    pub entry: Entry,
-    /// [`micros`] of the entry's timestamp.
-    pub at: i64,
-    /// Its place in the thread, rising with each save; breaks ties in time.
-    pub seq: i64,
-}
-
-impl Located {
-    /// The order loads take entries in: newest first, then by thread id, then newest in the
-    /// thread. Every store sorts by it, so every store answers alike.
-    pub fn load_order(a: &Self, b: &Self) -> Ordering {
-        b.at.cmp(&a.at)
-            .then_with(|| a.thread_id.cmp(&b.thread_id))
-            .then_with(|| b.seq.cmp(&a.seq))
-    }
-}
-
-/// Which entries a load or a search considers.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Filter {
-    pub thread: Option<ThreadId>,
-    /// Saved at or after, in [`micros`].
-    pub since: Option<i64>,
-    /// Saved strictly before, in [`micros`]: a load's cursor.
-    pub before: Option<i64>,
-    /// Only the threads saved to most recently (by a load), or the best results (by a search).
-    pub limit: Option<usize>,
-}
-
-impl Filter {
-    /// Whether `item` passes the thread and time filters (`limit` is applied to the whole).
-    pub fn admits(&self, item: &Located) -> bool {
-        self.thread
-            .as_ref()
-            .is_none_or(|t| t.as_str() == item.thread_id)
-            && self.since.is_none_or(|since| item.at >= since)
-            && self.before.is_none_or(|before| item.at < before)
-    }
-
-    /// Admits nothing saved before `cutoff`, such as entries past the retention age.
-    pub fn not_before(self, cutoff: Option<i64>) -> Self {
-        Self {
-            since: self.since.max(cutoff),
-            ..self
-        }
-    }
-
-    /// Keeps the entries of the `limit` threads with the newest entries; `items` are in
-    /// [`Located::load_order`].
-    pub fn limit_threads(&self, items: &mut Vec<Located>) {
-        let Some(limit) = self.limit else { return };
-        let mut kept: Vec<String> = Vec::new();
-        for item in items.iter() {
-            if kept.len() == limit {
-                break;
-            }
-            if !kept.contains(&item.thread_id) {
-                kept.push(item.thread_id.clone());
-            }
-        }
-        items.retain(|item| kept.contains(&item.thread_id));
-    }
-}
-
-/// What a load asks for: a page of threads, or search results.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Lookup {
-    Page(Filter),
-    Search {
-        filter: Filter,
-        query: Query,
-        after: Option<SearchCursor>,
-    },
-}
-
-impl Lookup {
-    /// Reads a load's optional parameters; empty ones count as absent. Dates are read in `zone`.
-    pub fn parse(
-        thread_id: Option<&str>,
-        q: Option<&str>,
-        since: Option<&str>,
-        before: Option<&str>,
-        limit: Option<&str>,
-        zone: Tz,
-    ) -> Result<Self, ValidationError> {
-        let invalid = |name, expected| ValidationError::InvalidFilter { name, expected };
-        let time = "an RFC 3339 time or a YYYY-MM-DD date";
-        let filter = Filter {
-            thread: thread_id
-                .filter(|id| !id.is_empty())
-                .map(ThreadId::parse)
-                .transpose()?,
-            since: present(since)
-                .map(|raw| parse_instant(raw, zone).ok_or(invalid("since", time)))
-                .transpose()?,
-            before: None,
-            limit: present(limit)
-                .map(|raw| {
-                    raw.parse()
-                        .ok()
-                        .filter(|n| *n > 0)
-                        .ok_or(invalid("limit", "a whole number from 1"))
-                })
-                .transpose()?,
-        };
-        let before = present(before);
-        Ok(match present(q).and_then(Query::parse) {
-            Some(query) => Self::Search {
-                after: before
-                    .map(|raw| {
-                        SearchCursor::parse(raw)
-                            .ok_or(invalid("before", "the next_before of an earlier search"))
-                    })
-                    .transpose()?,
-                filter,
-                query,
-            },
-            None => Self::Page(Filter {
-                before: before
-                    .map(|raw| parse_instant(raw, zone).ok_or(invalid("before", time)))
-                    .transpose()?,
-                ..filter
-            }),
-        })
-    }
-
-    /// The same lookup, admitting nothing saved before `cutoff`.
-    pub fn not_before(self, cutoff: Option<i64>) -> Self {
-        match self {
-            Self::Page(filter) => Self::Page(filter.not_before(cutoff)),
-            Self::Search {
-                filter,
-                query,
-                after,
-            } => Self::Search {
-                filter: filter.not_before(cutoff),
-                query,
-                after,
-            },
-        }
-    }
-}
-
-/// A saved entry's `timestamp` as a caller sends it back, in [`micros`]. A `+` sent unencoded
-/// in a query string arrives as a space, so a space before the offset is read as `+`.
-pub fn parse_timestamp(raw: &str) -> Option<i64> {
-    let raw = raw.trim();
-    let at = DateTime::parse_from_rfc3339(raw).or_else(|err| match raw.rsplit_once(' ') {
-        Some((time, offset)) => DateTime::parse_from_rfc3339(&format!("{time}+{offset}")),
-        None => Err(err),
-    });
-    at.ok().map(|at| at.timestamp_micros())
-}
-
-/// A parameter's value, trimmed; an empty one counts as absent.
-fn present(raw: Option<&str>) -> Option<&str> {
-    raw.map(str::trim).filter(|r| !r.is_empty())
-}
-
-/// An instant as a filter takes it: RFC 3339, or `YYYY-MM-DD` for the start of that day in
-/// `zone`. In [`micros`].
-pub fn parse_instant(raw: &str, zone: Tz) -> Option<i64> {
-    if let Ok(at) = DateTime::parse_from_rfc3339(raw) {
-        return Some(at.timestamp_micros());
-    }
-    let day = NaiveDate::parse_from_str(raw, "%Y-%m-%d").ok()?;
-    let start = zone
-        .from_local_datetime(&day.and_hms_opt(0, 0, 0)?)
-        .earliest()?;
-    Some(start.timestamp_micros())
 }
 
 /// Threads, most recently saved first, each with its entries oldest first.
@@ -312,10 +63,10 @@ impl PageBuilder {
                     self.budget.left = 0;
                     cut
                 }
-                None => return self.fill(),
+                None => return self.mark_full(),
             }
         } else {
-            return self.fill();
+            return self.mark_full();
         };
         self.included += 1;
         self.last_at = Some(item.at);
@@ -329,7 +80,7 @@ impl PageBuilder {
         true
     }
 
-    fn fill(&mut self) -> bool {
+    fn mark_full(&mut self) -> bool {
         self.full = true;
         false
     }
@@ -356,116 +107,11 @@ impl PageBuilder {
     }
 }
 
-/// One search result: a saved summary and its thread.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ToSchema)]
-pub struct Found {
-    pub thread_id: String,
-    pub summary: String,
-    pub timestamp: String,
-}
-
-/// Search results, best first, within the budget.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Results {
-    pub found: Vec<Found>,
-    /// Matching entries the budget or `limit` left out, if any.
-    pub omitted: Option<u64>,
-    /// Where the next results start: pass it back as `before`.
-    pub next_before: Option<String>,
-}
-
-/// Where a search's next results start: after this score and time, in result order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SearchCursor {
-    score: usize,
-    at: i64,
-}
-
-impl SearchCursor {
-    /// Reads `score@RFC3339`, as [`Results::next_before`] writes it.
-    pub fn parse(raw: &str) -> Option<Self> {
-        let (score, at) = raw.split_once('@')?;
-        Some(Self {
-            score: score.parse().ok()?,
-            at: DateTime::parse_from_rfc3339(at).ok()?.timestamp_micros(),
-        })
-    }
-
-    fn render(self) -> Option<String> {
-        Some(format!("{}@{}", self.score, cursor(self.at)?))
-    }
-
-    /// Whether a result of `score` at `at` comes after the cursor.
-    fn admits(self, score: usize, at: i64) -> bool {
-        score < self.score || (score == self.score && at < self.at)
-    }
-}
-
-/// Ranks `candidates` (entries the filter admits; extra ones are harmless) by how often the
-/// query's words occur, then by recency, and takes the best that fit `budget` characters.
-pub fn search(
-    candidates: Vec<Located>,
-    query: &Query,
-    filter: &Filter,
-    after: Option<SearchCursor>,
-    budget_chars: usize,
-) -> Results {
-    let mut ranked: Vec<(usize, Located)> = candidates
-        .into_iter()
-        .filter(|item| filter.admits(item))
-        .filter_map(|item| Some((query.score(&fold(&item.entry.summary))?, item)))
-        .filter(|(score, item)| after.is_none_or(|c| c.admits(*score, item.at)))
-        .collect();
-    ranked.sort_by(|(sa, a), (sb, b)| sb.cmp(sa).then_with(|| Located::load_order(a, b)));
-    let total = ranked.len();
-    let mut budget = Budget::new(budget_chars);
-    let mut results = Results::default();
-    let mut last = None;
-    for (score, item) in ranked.into_iter().take(filter.limit.unwrap_or(usize::MAX)) {
-        let found = Found {
-            thread_id: item.thread_id,
-            summary: item.entry.summary,
-            timestamp: item.entry.timestamp,
-        };
-        let found = if budget.take(json_chars(&found) + 1) {
-            found
-        } else if results.found.is_empty() {
-            let entry = Entry {
-                summary: found.summary,
-                timestamp: found.timestamp,
-            };
-            let overhead = json_chars(&Found {
-                thread_id: found.thread_id.clone(),
-                ..Default::default()
-            });
-            match cut_to_fit(&entry, budget.left.saturating_sub(overhead + 1)) {
-                Some(cut) => {
-                    budget.left = 0;
-                    Found {
-                        thread_id: found.thread_id,
-                        summary: cut.summary,
-                        timestamp: cut.timestamp,
-                    }
-                }
-                None => break,
-            }
-        } else {
-            break;
-        };
-        results.found.push(found);
-        last = Some(SearchCursor { score, at: item.at });
-    }
-    let omitted = total - results.found.len();
-    if omitted > 0 {
-        results.omitted = Some(omitted as u64);
-        results.next_before = last.and_then(SearchCursor::render);
-    }
-    results
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::Entry;
+    use crate::domain::budget::ENVELOPE_CHARS;
 
     fn located(thread: &str, summary: &str, at: i64) -> Located {
         let timestamp = cursor(at).unwrap();

@@ -1,3 +1,5 @@
+//! How much a namespace keeps: the operator's limits on entries, threads and age.
+
 use std::num::NonZeroU32;
 
 use chrono::{TimeDelta, Utc};
@@ -9,7 +11,10 @@ pub struct Retention {
     pub max_entries_per_thread: Option<NonZeroU32>,
     /// A namespace keeps at most this many threads; a save drops the least recently saved.
     pub max_threads: Option<NonZeroU32>,
-    /// Entries older than this many days are forgotten.
+    /// Entries older than this many days are forgotten: no load shows them from that moment,
+    /// and each store deletes them in its own time (SQLite's hourly purge, Firestore's TTL
+    /// policy or the thread's next rewrite). A save never reports them as dropped: the save did
+    /// not drop them, their age did.
     pub max_age_days: Option<NonZeroU32>,
 }
 
@@ -18,11 +23,6 @@ impl Retention {
     pub fn cutoff(&self) -> Option<i64> {
         let days = self.max_age_days?;
         Some((Utc::now() - TimeDelta::days(days.get().into())).timestamp_micros())
-    }
-
-    /// Whether a save must look at the thread it appends to: its length or its entries' ages.
-    pub fn limits_threads(&self) -> bool {
-        self.max_entries_per_thread.is_some() || self.max_age_days.is_some()
     }
 }
 
@@ -39,7 +39,5 @@ mod tests {
         };
         let expected = (Utc::now() - TimeDelta::days(7)).timestamp_micros();
         assert!((week.cutoff().unwrap() - expected).abs() < 5_000_000);
-        assert!(week.limits_threads());
-        assert!(!Retention::default().limits_threads());
     }
 }

@@ -1,61 +1,116 @@
-//! Keyword search without word segmentation: text and query are compared NFKC-normalised and
-//! lowercased, so `ＡＰＩ` finds `api` and half-width katakana finds full-width.
+//! Search results: entries holding every word of a query, ranked by how often the words occur
+//! and then by recency, within the answer's budget, with a cursor to the rest.
 
-use unicode_normalization::UnicodeNormalization;
+use chrono::DateTime;
+use serde::Serialize;
+use utoipa::ToSchema;
 
-/// `text` in the form searches compare: NFKC, lowercased, NFKC again (lowercasing can leave
-/// text unnormalised).
-pub fn fold(text: &str) -> String {
-    text.nfkc()
-        .collect::<String>()
-        .to_lowercase()
-        .nfkc()
-        .collect()
+use super::budget::{Budget, cut_to_fit, json_chars};
+use super::{Entry, Filter, Located, Query, cursor, fold};
+
+/// One search result: a saved summary and its thread.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Found {
+    pub thread_id: String,
+    pub summary: String,
+    pub timestamp: String,
 }
 
-/// The words of a query, folded; whitespace of any width separates them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Query(Vec<String>);
+/// Search results, best first, within the budget.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Results {
+    pub found: Vec<Found>,
+    /// Matching entries the budget or `limit` left out, if any.
+    pub omitted: Option<u64>,
+    /// Where the next results start: pass it back as `before`.
+    pub next_before: Option<String>,
+}
 
-impl Query {
-    /// `None` for a query with no words.
+/// Where a search's next results start: after this score and time, in result order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchCursor {
+    score: usize,
+    at: i64,
+}
+
+impl SearchCursor {
+    /// Reads `score@RFC3339`, as [`Results::next_before`] writes it.
     pub fn parse(raw: &str) -> Option<Self> {
-        let words: Vec<String> = fold(raw).split_whitespace().map(str::to_owned).collect();
-        (!words.is_empty()).then_some(Self(words))
-    }
-
-    pub fn words(&self) -> &[String] {
-        &self.0
-    }
-
-    /// How often the words occur in `folded` text that holds every one of them; `None` when
-    /// one is missing.
-    pub fn score(&self, folded: &str) -> Option<usize> {
-        self.0.iter().try_fold(0, |total, word| {
-            let hits = folded.matches(word.as_str()).count();
-            (hits > 0).then_some(total + hits)
+        let (score, at) = raw.split_once('@')?;
+        Some(Self {
+            score: score.parse().ok()?,
+            at: DateTime::parse_from_rfc3339(at).ok()?.timestamp_micros(),
         })
     }
+
+    fn render(self) -> Option<String> {
+        Some(format!("{}@{}", self.score, cursor(self.at)?))
+    }
+
+    /// Whether a result of `score` at `at` comes after the cursor.
+    fn admits(self, score: usize, at: i64) -> bool {
+        score < self.score || (score == self.score && at < self.at)
+    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn width_and_case_do_not_matter() {
-        let query = Query::parse("ＡＰＩ ｶﾀｶﾅ").unwrap();
-        assert_eq!(query.words(), ["api", "カタカナ"]);
-        assert_eq!(query.score(&fold("APIとカタカナ、api")), Some(3));
-        assert_eq!(query.score(&fold("API only")), None);
+/// Ranks `candidates` (entries the filter admits; extra ones are harmless) by how often the
+/// query's words occur, then by recency, and takes the best that fit `budget` characters.
+pub fn search(
+    candidates: Vec<Located>,
+    query: &Query,
+    filter: &Filter,
+    after: Option<SearchCursor>,
+    budget_chars: usize,
+) -> Results {
+    let mut ranked: Vec<(usize, Located)> = candidates
+        .into_iter()
+        .filter(|item| filter.admits(item))
+        .filter_map(|item| Some((query.score(&fold(&item.entry.summary))?, item)))
+        .filter(|(score, item)| after.is_none_or(|c| c.admits(*score, item.at)))
+        .collect();
+    ranked.sort_by(|(sa, a), (sb, b)| sb.cmp(sa).then_with(|| Located::load_order(a, b)));
+    let total = ranked.len();
+    let mut budget = Budget::new(budget_chars);
+    let mut results = Results::default();
+    let mut last = None;
+    for (score, item) in ranked.into_iter().take(filter.limit.unwrap_or(usize::MAX)) {
+        let found = Found {
+            thread_id: item.thread_id,
+            summary: item.entry.summary,
+            timestamp: item.entry.timestamp,
+        };
+        let found = if budget.take(json_chars(&found) + 1) {
+            found
+        } else if results.found.is_empty() {
+            let entry = Entry {
+                summary: found.summary,
+                timestamp: found.timestamp,
+            };
+            let overhead = json_chars(&Found {
+                thread_id: found.thread_id.clone(),
+                ..Default::default()
+            });
+            match cut_to_fit(&entry, budget.left.saturating_sub(overhead + 1)) {
+                Some(cut) => {
+                    budget.left = 0;
+                    Found {
+                        thread_id: found.thread_id,
+                        summary: cut.summary,
+                        timestamp: cut.timestamp,
+                    }
+                }
+                None => break,
+            }
+        } else {
+            break;
+        };
+        results.found.push(found);
+        last = Some(SearchCursor { score, at: item.at });
     }
-
-    #[test]
-    fn ideographic_space_separates_words_and_blank_queries_are_none() {
-        assert_eq!(
-            Query::parse("記憶\u{3000}ロード").unwrap().words(),
-            ["記憶", "ロード"]
-        );
-        assert_eq!(Query::parse(" \u{3000} "), None);
+    let omitted = total - results.found.len();
+    if omitted > 0 {
+        results.omitted = Some(omitted as u64);
+        results.next_before = last.and_then(SearchCursor::render);
     }
+    results
 }

@@ -1,3 +1,5 @@
+//! The text of one saved memory, validated.
+
 use super::ValidationError;
 
 /// The text of one saved memory: not blank, within the configured length, and free of

@@ -1,4 +1,7 @@
-use super::{MAX_THREAD_ID_CHARS, ValidationError, document_id_problem};
+//! The id of one conversation thread, validated.
+
+use super::ValidationError;
+use super::document_id::{MAX_THREAD_ID_CHARS, document_id_problem};
 
 /// Names one conversation thread within a namespace; also its Firestore document id.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -1,10 +1,14 @@
+//! A time limit on every call of a store.
+
 use std::future::Future;
 use std::time::Duration;
 
 use async_trait::async_trait;
 
 use super::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
-use crate::domain::{Entry, Filter, Located, Namespace, Page, Query, Retention, Thread, ThreadId};
+use crate::domain::{
+    Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Retention, Thread, ThreadId,
+};
 
 /// Puts a time limit on every call of the store it wraps, so a stuck store answers
 /// [`StoreError::Timeout`] instead of hanging the request.
@@ -41,17 +45,13 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
             .await
     }
 
-    async fn count(&self, ns: &Namespace) -> Result<u64, StoreError> {
-        self.bound(self.inner.count(ns)).await
-    }
-
     async fn page(
         &self,
         ns: &Namespace,
         filter: &Filter,
-        budget_chars: usize,
+        page: PageBuilder,
     ) -> Result<Page, StoreError> {
-        self.bound(self.inner.page(ns, filter, budget_chars)).await
+        self.bound(self.inner.page(ns, filter, page)).await
     }
 
     async fn candidates(

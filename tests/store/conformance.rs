@@ -4,10 +4,13 @@
 use std::collections::HashSet;
 
 use futures::future::try_join_all;
-use kioku::domain::{Entry, Filter, Namespace, Query, Retention, Thread, ThreadId, search};
-use kioku::store::{MemoryStore, SaveOutcome, Trimmed};
+use kioku::domain::{
+    Entry, Filter, Namespace, PageBuilder, Query, Retention, Thread, ThreadId, search,
+};
+use kioku::store::{Dropped, MemoryStore, SaveOutcome};
 
 pub use crate::lifecycle::*;
+pub use crate::retention::*;
 
 /// No retention limit.
 pub const KEEP_ALL: Retention = Retention {
@@ -19,10 +22,15 @@ pub const KEEP_ALL: Retention = Retention {
 /// Everything the namespace holds, in one page.
 pub async fn load_all(store: &impl MemoryStore, ns: &Namespace) -> Vec<Thread> {
     store
-        .page(ns, &Filter::default(), usize::MAX)
+        .page(ns, &Filter::default(), PageBuilder::new(usize::MAX))
         .await
         .unwrap()
         .threads
+}
+
+/// How many threads the namespace holds.
+pub async fn thread_count(store: &impl MemoryStore, ns: &Namespace) -> usize {
+    store.threads(ns).await.unwrap().len()
 }
 
 pub fn namespace() -> Namespace {
@@ -42,7 +50,7 @@ fn thread(id: &str) -> ThreadId {
 
 pub async fn an_unknown_namespace_is_empty(store: &impl MemoryStore) {
     let ns = namespace();
-    assert_eq!(store.count(&ns).await.unwrap(), 0);
+    assert_eq!(thread_count(store, &ns).await, 0);
     assert!(load_all(store, &ns).await.is_empty());
 }
 
@@ -54,11 +62,11 @@ pub async fn a_saved_entry_loads_back_exactly(store: &impl MemoryStore) {
     );
     let outcome = store.save(&ns, &thread("t1"), &saved, &KEEP_ALL).await;
     let one_thread = SaveOutcome {
-        trimmed: Trimmed::default(),
-        threads: 1,
+        dropped: Dropped::default(),
+        thread_count: 1,
     };
     assert_eq!(outcome.unwrap(), one_thread, "the save counts the threads");
-    assert_eq!(store.count(&ns).await.unwrap(), 1);
+    assert_eq!(thread_count(store, &ns).await, 1);
     let threads = load_all(store, &ns).await;
     assert_eq!(threads.len(), 1);
     assert_eq!(threads[0].id, "t1");
@@ -90,7 +98,7 @@ pub async fn entries_come_oldest_first_and_threads_most_recent_first(store: &imp
         .map(|e| e.summary.as_str())
         .collect();
     assert_eq!(summaries, ["b1", "b2"]);
-    assert_eq!(store.count(&ns).await.unwrap(), 3);
+    assert_eq!(thread_count(store, &ns).await, 3);
 }
 
 pub async fn namespaces_never_see_each_other(store: &impl MemoryStore) {
@@ -122,9 +130,9 @@ pub async fn namespaces_never_see_each_other(store: &impl MemoryStore) {
     let alice_threads = load_all(store, &alice).await;
     assert_eq!(alice_threads.len(), 1);
     assert_eq!(alice_threads[0].entries, vec![entry("alice's", "t")]);
-    assert_eq!(store.count(&alice).await.unwrap(), 1);
-    assert_eq!(store.count(&bob).await.unwrap(), 2);
-    assert_eq!(store.count(&prefix).await.unwrap(), 0);
+    assert_eq!(thread_count(store, &alice).await, 1);
+    assert_eq!(thread_count(store, &bob).await, 2);
+    assert_eq!(thread_count(store, &prefix).await, 0);
     assert!(load_all(store, &prefix).await.is_empty());
 }
 
@@ -158,7 +166,7 @@ pub async fn parallel_saves_across_threads_are_all_counted(store: &impl MemorySt
     )
     .await
     .unwrap();
-    assert_eq!(store.count(&ns).await.unwrap(), 5);
+    assert_eq!(thread_count(store, &ns).await, 5);
     let threads = load_all(store, &ns).await;
     assert_eq!(threads.iter().map(|t| t.entries.len()).sum::<usize>(), 100);
 }
@@ -222,10 +230,17 @@ pub async fn filters_select_threads_times_and_counts(store: &impl MemoryStore) {
     let ns = timeline(store).await;
     let ns = &ns;
     let page = |filter: Filter| async move {
-        ids_and_summaries(&store.page(ns, &filter, usize::MAX).await.unwrap().threads)
+        ids_and_summaries(
+            &store
+                .page(ns, &filter, PageBuilder::new(usize::MAX))
+                .await
+                .unwrap()
+                .threads,
+        )
     };
-    let at =
-        |second: u32| kioku::domain::micros(&format!("2025-08-19T10:00:{second:02}.000000+09:00"));
+    let at = |second: u32| {
+        kioku::domain::entry_micros(&format!("2025-08-19T10:00:{second:02}.000000+09:00"))
+    };
     assert_eq!(
         page(Filter {
             thread: Some(thread("b")),
@@ -279,7 +294,10 @@ pub async fn a_cut_page_counts_what_it_left_out_and_the_cursor_reaches_it(
     let mut filter = Filter::default();
     let mut pages = 0;
     loop {
-        let page = store.page(&ns, &filter, 256 + 150).await.unwrap();
+        let page = store
+            .page(&ns, &filter, PageBuilder::new(256 + 150))
+            .await
+            .unwrap();
         pages += 1;
         let shown: usize = page.threads.iter().map(|t| t.entries.len()).sum();
         assert!(shown > 0, "every page shows something");
@@ -382,6 +400,8 @@ macro_rules! conformance_suite {
             filters_select_threads_times_and_counts,
             a_cut_page_counts_what_it_left_out_and_the_cursor_reaches_it,
             search_finds_every_word_in_any_width_ranked_by_matches_then_recency,
+            parallel_saves_with_every_limit_set_all_land,
+            entries_past_their_age_are_never_a_saves_drops,
         );
     };
 }

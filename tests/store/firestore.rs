@@ -8,10 +8,10 @@ use firestore::gcloud_sdk::google::firestore::v1::value::ValueType;
 use std::num::NonZeroU32;
 
 use chrono::{SecondsFormat, TimeDelta, Utc};
-use kioku::domain::{Retention, ThreadId};
-use kioku::store::{FirestoreStore, MemoryStore, StoreError, Trimmed};
+use kioku::domain::{Filter, PageBuilder, Retention, ThreadId};
+use kioku::store::{Dropped, FirestoreStore, MemoryStore, StoreError};
 
-use crate::conformance::{KEEP_ALL, entry, load_all, namespace};
+use crate::conformance::{KEEP_ALL, entry, load_all, namespace, thread_count};
 use crate::original::{PROJECT, emulator_host, raw_db, read_raw, string, write_as_original};
 
 async fn connect() -> (FirestoreStore, ()) {
@@ -45,7 +45,7 @@ async fn threads_written_by_the_original_load_unchanged_and_newest_first() {
     assert_eq!(ids, ["a-newer", "b-older"]);
     assert_eq!(threads[0].entries, newer);
     assert_eq!(threads[1].entries, older);
-    assert_eq!(store.count(&ns).await.unwrap(), 2);
+    assert_eq!(thread_count(&store, &ns).await, 2);
 
     // A kioku save into the original's thread appends and moves it to the front.
     let added = entry("kioku から追記", "2025-09-01T10:00:00.000000+09:00");
@@ -136,15 +136,15 @@ async fn a_save_past_the_document_limit_drops_the_oldest_entries() {
             .save(&ns, &id, &big(i), &KEEP_ALL)
             .await
             .unwrap()
-            .trimmed;
-        assert_eq!(trimmed, Trimmed::default());
+            .dropped;
+        assert_eq!(trimmed, Dropped::default());
     }
     let trimmed = store
         .save(&ns, &id, &big(3), &KEEP_ALL)
         .await
         .unwrap()
-        .trimmed;
-    let expected = Trimmed {
+        .dropped;
+    let expected = Dropped {
         entries: 1,
         threads: 0,
         for_size: true,
@@ -159,10 +159,11 @@ async fn a_save_past_the_document_limit_drops_the_oldest_entries() {
     assert_eq!(load_all(&store, &ns).await, threads);
 }
 
-/// With a retention age, a save drops the thread's entries past it and sets `expire_at`, the
-/// field of the TTL policy that deletes threads nobody saved to within the age.
+/// With a retention age alone, a save is one append that sets `expire_at`, the field of the
+/// TTL policy that deletes threads nobody saved to within the age; the entries past their age
+/// stay until then, and loads hide them.
 #[tokio::test]
-async fn a_retention_age_drops_old_entries_and_sets_the_ttl_field() {
+async fn a_retention_age_sets_the_ttl_field_in_the_append() {
     let db = raw_db().await;
     let (store, ()) = connect().await;
     let ns = namespace();
@@ -180,9 +181,14 @@ async fn a_retention_age_drops_old_entries_and_sets_the_ttl_field() {
         .await
         .unwrap();
     let new = entry("new", &days_ago(0));
-    let trimmed = store.save(&ns, &id, &new, &week).await.unwrap().trimmed;
-    assert_eq!(trimmed.entries, 1);
-    assert_eq!(load_all(&store, &ns).await[0].entries, [recent, new]);
+    let dropped = store.save(&ns, &id, &new, &week).await.unwrap().dropped;
+    assert_eq!(dropped, Dropped::default());
+    let within_age = Filter {
+        since: week.cutoff(),
+        ..Filter::default()
+    };
+    let page = store.page(&ns, &within_age, PageBuilder::new(usize::MAX));
+    assert_eq!(page.await.unwrap().threads[0].entries, [recent, new]);
 
     let doc = read_raw(&db, &ns, "t").await;
     let Some(ValueType::TimestampValue(expire_at)) = &doc.fields["expire_at"].value_type else {

@@ -4,14 +4,35 @@
 use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 
-use crate::auth::Admin;
-use crate::domain::{Namespace, ValidationError};
-use crate::error::ApiError;
-use crate::startup::AppState;
+use super::fallback::method_not_allowed;
+use crate::domain::Namespace;
+use crate::http::auth::Admin;
+use crate::http::error::ApiError;
+use crate::http::state::AppState;
+use crate::http::strict_query::StrictQuery;
 use crate::store::NamespaceStats;
 use crate::transfer;
 
-use super::strict_query::StrictQuery;
+pub fn register(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::scope("/admin")
+            .service(
+                web::resource("/namespaces")
+                    .route(web::get().to(namespaces))
+                    .default_service(method_not_allowed("GET")),
+            )
+            .service(
+                web::resource("/namespaces/{name}")
+                    .route(web::delete().to(delete_namespace))
+                    .default_service(method_not_allowed("DELETE")),
+            )
+            .service(
+                web::resource("/export")
+                    .route(web::get().to(export))
+                    .default_service(method_not_allowed("GET")),
+            ),
+    );
+}
 
 #[derive(Serialize)]
 struct NamespaceView {
@@ -56,10 +77,7 @@ pub async fn export(
     app: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
     let name = req.namespace.as_deref().filter(|n| !n.is_empty());
-    let namespaces = match name {
-        Some(name) => vec![namespace(name)?],
-        None => transfer::namespaces(app.store.as_ref(), None).await?,
-    };
+    let namespaces = transfer::namespaces(app.store.as_ref(), name).await?;
     let mut body = Vec::new();
     let written = transfer::export(app.store.as_ref(), &namespaces, &mut body).await?;
     if let (Some(name), 0) = (name, written.threads) {
@@ -76,7 +94,7 @@ pub async fn delete_namespace(
     name: web::Path<String>,
     app: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    let ns = namespace(&name)?;
+    let ns = Namespace::requested(&name)?;
     let deleted = app.store.delete_namespace(&ns).await?;
     if deleted.threads == 0 {
         return Err(ApiError::UnknownNamespace(name.into_inner()));
@@ -92,14 +110,4 @@ pub async fn delete_namespace(
         "threads": deleted.threads,
         "entries": deleted.entries,
     })))
-}
-
-fn namespace(name: &str) -> Result<Namespace, ApiError> {
-    Namespace::named(name).map_err(|_| {
-        ValidationError::InvalidFilter {
-            name: "namespace",
-            expected: "a namespace name as GET /admin/namespaces lists it",
-        }
-        .into()
-    })
 }

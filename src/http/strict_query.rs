@@ -1,9 +1,11 @@
+//! A query-string extractor that refuses what a lenient one would quietly mangle.
+
 use std::future::{Ready, ready};
 
 use actix_web::{FromRequest, HttpRequest, dev::Payload};
 use serde::de::DeserializeOwned;
 
-use crate::error::ApiError;
+use super::error::ApiError;
 
 /// A query string read strictly: every `%` starts a two-digit escape and the decoded text is
 /// UTF-8, where a lenient reader would quietly store U+FFFD in place of what was sent.

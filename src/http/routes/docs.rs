@@ -3,14 +3,19 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
-use crate::error::ApiError;
-use crate::openapi::{self, SchemaOptions};
-use crate::startup::AppState;
+use crate::http::error::ApiError;
+use crate::http::schema::{self, SchemaOptions};
+use crate::http::state::AppState;
+use crate::http::strict_query::StrictQuery;
 
-use super::strict_query::StrictQuery;
+const PROMPT_JA: &str = include_str!("../../../prompts/system_prompt.ja.md");
+const PROMPT_EN: &str = include_str!("../../../prompts/system_prompt.en.md");
 
-const PROMPT_JA: &str = include_str!("../../prompts/system_prompt.ja.md");
-const PROMPT_EN: &str = include_str!("../../prompts/system_prompt.en.md");
+pub fn register(cfg: &mut web::ServiceConfig) {
+    cfg.route("/openapi.json", web::get().to(openapi_json))
+        .route("/openapi.yaml", web::get().to(openapi_yaml))
+        .route("/prompt", web::get().to(prompt));
+}
 
 /// The schema, for this server's public URL.
 fn schema(req: &HttpRequest, app: &AppState) -> utoipa::openapi::OpenApi {
@@ -24,10 +29,10 @@ fn schema(req: &HttpRequest, app: &AppState) -> utoipa::openapi::OpenApi {
             &derived
         }
     };
-    openapi::document(&SchemaOptions {
+    schema::document(&SchemaOptions {
         server_url,
         include_post: app.schema_post,
-        max_summary_chars: app.max_summary_chars,
+        max_summary_chars: app.memory.rules().max_summary_chars,
     })
 }
 

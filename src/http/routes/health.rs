@@ -1,8 +1,15 @@
+//! `/healthz` and `/readyz`, for the platform: no token needed.
+
 use actix_web::{HttpResponse, web};
 use serde_json::json;
 
-use crate::error::ApiError;
-use crate::startup::AppState;
+use crate::http::error::ApiError;
+use crate::http::state::AppState;
+
+pub fn register(cfg: &mut web::ServiceConfig) {
+    cfg.route("/healthz", web::get().to(healthz))
+        .route("/readyz", web::get().to(readyz));
+}
 
 /// The process is alive.
 pub async fn healthz() -> HttpResponse {

@@ -6,7 +6,9 @@ use utoipa::openapi::server::Server;
 use utoipa::openapi::{OpenApi as Document, RefOr};
 use utoipa::{Modify, OpenApi};
 
-use crate::routes;
+// The macro below reads each handler through its `__path_` twin.
+use super::routes::forget::__path_forget;
+use super::routes::memory::{__path_memory_get, __path_memory_post};
 
 /// The server URL of the committed `openapi/openapi.yaml`, for the user to replace.
 pub const PLACEHOLDER_URL: &str = "https://your-kioku-service.example.com";
@@ -17,11 +19,7 @@ pub const PLACEHOLDER_URL: &str = "https://your-kioku-service.example.com";
         title = "kioku",
         description = "Memory for this GPT that outlives the chat: save a summary of the conversation, load saved summaries in a later one.",
     ),
-    paths(
-        routes::memory::memory_get,
-        routes::memory::memory_post,
-        routes::forget::forget
-    ),
+    paths(memory_get, memory_post, forget),
     modifiers(&BearerAuth),
 )]
 struct ApiDoc;

@@ -1,0 +1,12 @@
+//! Why a request was not let in.
+
+/// Why a request was not let in. Neither message echoes what was presented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AuthError {
+    #[error("Send `Authorization: Bearer <token>` with a token this server knows.")]
+    MissingCredentials,
+    #[error("This token is not known here: check the token set in the GPT's authentication.")]
+    UnknownToken,
+    #[error("This token is not an admin token: /admin takes one of KIOKU_ADMIN_TOKENS.")]
+    NotAdmin,
+}

@@ -1,0 +1,15 @@
+//! Who may call: the API tokens of `API_TOKENS` and the namespaces they unlock, the admin
+//! tokens of `KIOKU_ADMIN_TOKENS`, and the token a local run generates for itself. Every
+//! token is held only as a digest and compared in constant time.
+
+mod admin;
+mod digest;
+mod error;
+mod local_token;
+mod tokens;
+
+pub use admin::AdminTokens;
+pub use digest::generate_token;
+pub use error::AuthError;
+pub use local_token::{LOCAL_NAMESPACE, local_token};
+pub use tokens::Tokens;

@@ -1,0 +1,35 @@
+//! Why raw input was refused, in words that tell the caller what to change.
+
+/// Why a request's values were refused. Each message tells the caller what to change.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValidationError {
+    #[error("`mode` is required: send mode=save or mode=load.")]
+    MissingMode,
+    #[error("`mode` must be `save` or `load`.")]
+    UnknownMode,
+    #[error("`summary` is required for mode=save: send the text to remember.")]
+    MissingSummary,
+    #[error("`summary` is blank: send the text to remember.")]
+    BlankSummary,
+    #[error(
+        "`summary` is {actual} characters long; the limit is {limit}. Shorten it and save again."
+    )]
+    SummaryTooLong { actual: usize, limit: usize },
+    #[error(
+        "`summary` contains the control character U+{0:04X}; remove it (tab, newline and carriage return are allowed)."
+    )]
+    SummaryControlCharacter(u32),
+    #[error(
+        "`thread_id` {0}. Send the thread_id a previous save returned, or omit it to start a new thread."
+    )]
+    InvalidThreadId(&'static str),
+    #[error(
+        "`thread_id` is required: send the thread_id of the thread to forget, as a load shows it."
+    )]
+    MissingThreadId,
+    #[error("`{name}` must be {expected}.")]
+    InvalidFilter {
+        name: &'static str,
+        expected: &'static str,
+    },
+}

@@ -1,0 +1,197 @@
+//! The one place where errors become HTTP responses: `{"status":"error","code","message"}`,
+//! with the status, headers and stable code each deserves.
+
+use actix_web::http::{StatusCode, header};
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::credentials::AuthError;
+use crate::domain::ValidationError;
+use crate::error_code::ErrorCode;
+use crate::memory::MemoryError;
+use crate::store::StoreError;
+use crate::telemetry::ErrorChain;
+use crate::transfer::TransferError;
+
+/// Seconds a client is asked to wait after a 503.
+const RETRY_AFTER_SECS: u32 = 5;
+
+/// Everything a request can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error(transparent)]
+    Auth(#[from] AuthError),
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
+    #[error(
+        "The query string could not be read ({0}); send each parameter once, percent-encoded as UTF-8."
+    )]
+    MalformedQuery(String),
+    #[error(
+        "The JSON body could not be read ({0}); send an object such as {{\"mode\":\"save\",\"summary\":\"…\"}}."
+    )]
+    MalformedJson(String),
+    #[error("Send the body as JSON, with `Content-Type: application/json`.")]
+    UnsupportedMediaType,
+    #[error("The request body is larger than {0} bytes; send a shorter summary.")]
+    BodyTooLarge(usize),
+    #[error("No such endpoint; memories are saved and loaded at `/`.")]
+    NotFound,
+    #[error("This endpoint does not take that method; it takes {0}.")]
+    MethodNotAllowed(&'static str),
+    #[error("`lang` must be `ja` or `en`.")]
+    UnknownLanguage,
+    #[error("The request target is longer than {0} bytes; send long summaries with POST.")]
+    UriTooLong(usize),
+    #[error("The request headers are larger than {0} bytes; send shorter headers.")]
+    HeadersTooLarge(usize),
+    #[error("Too many requests for this memory; try again in {0} seconds.")]
+    RateLimited(u64),
+    #[error("No namespace {0} holds memories here; GET /admin/namespaces lists them.")]
+    UnknownNamespace(String),
+    /// A failure of the store, or of an export, outside the memory operations.
+    #[error("Memory is unavailable right now; try again in a few seconds.")]
+    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl From<ValidationError> for ApiError {
+    fn from(err: ValidationError) -> Self {
+        Self::Memory(err.into())
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(err: StoreError) -> Self {
+        Self::Memory(err.into())
+    }
+}
+
+/// A namespace named by the request is bad input; anything else went wrong on this side.
+impl From<TransferError> for ApiError {
+    fn from(err: TransferError) -> Self {
+        match err {
+            TransferError::Store(err) => err.into(),
+            TransferError::Invalid(err) => err.into(),
+            other => Self::Unavailable(other.into()),
+        }
+    }
+}
+
+/// Every error answer: `{"status":"error","code":…,"message":…}`.
+#[derive(Serialize, ToSchema)]
+pub struct ErrorBody {
+    status: ErrorStatus,
+    code: ErrorCode,
+    /// What went wrong and what to change, in one sentence.
+    message: String,
+    /// The limit that was passed, where one was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limit: Option<usize>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+enum ErrorStatus {
+    Error,
+}
+
+impl ApiError {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::Auth(err) => err.into(),
+            Self::Memory(err) => err.into(),
+            Self::MalformedQuery(_) => ErrorCode::MalformedQuery,
+            Self::MalformedJson(_) => ErrorCode::MalformedJson,
+            Self::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,
+            Self::BodyTooLarge(_) => ErrorCode::BodyTooLarge,
+            Self::NotFound => ErrorCode::NotFound,
+            Self::MethodNotAllowed(_) => ErrorCode::MethodNotAllowed,
+            Self::UnknownLanguage => ErrorCode::UnknownLanguage,
+            Self::UriTooLong(_) => ErrorCode::UriTooLong,
+            Self::HeadersTooLarge(_) => ErrorCode::HeadersTooLarge,
+            Self::RateLimited(_) => ErrorCode::RateLimited,
+            Self::UnknownNamespace(_) => ErrorCode::UnknownNamespace,
+            Self::Unavailable(_) => ErrorCode::StoreUnavailable,
+        }
+    }
+
+    fn limit(&self) -> Option<usize> {
+        match self {
+            Self::Memory(MemoryError::Invalid(ValidationError::SummaryTooLong {
+                limit, ..
+            })) => Some(*limit),
+            Self::BodyTooLarge(limit) | Self::UriTooLong(limit) | Self::HeadersTooLarge(limit) => {
+                Some(*limit)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the fault is on this side: the caller is asked to retry, and the operator sees
+    /// the cause in the log.
+    fn unavailable(&self) -> bool {
+        matches!(
+            self,
+            Self::Memory(MemoryError::Store(_)) | Self::Unavailable(_)
+        )
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self.code() {
+            ErrorCode::MissingCredentials => StatusCode::UNAUTHORIZED,
+            ErrorCode::UnknownToken | ErrorCode::NotAdmin => StatusCode::FORBIDDEN,
+            ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorCode::BodyTooLarge | ErrorCode::EntryTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorCode::NotFound | ErrorCode::NothingToForget | ErrorCode::UnknownNamespace => {
+                StatusCode::NOT_FOUND
+            }
+            ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
+            ErrorCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::MissingMode
+            | ErrorCode::UnknownMode
+            | ErrorCode::MissingSummary
+            | ErrorCode::BlankSummary
+            | ErrorCode::SummaryTooLong
+            | ErrorCode::SummaryControlCharacter
+            | ErrorCode::InvalidThreadId
+            | ErrorCode::MissingThreadId
+            | ErrorCode::InvalidFilter
+            | ErrorCode::MalformedQuery
+            | ErrorCode::MalformedJson
+            | ErrorCode::UnknownLanguage => StatusCode::BAD_REQUEST,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut response = HttpResponse::build(self.status_code());
+        match self {
+            Self::Auth(_) => {
+                response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+            }
+            Self::RateLimited(secs) => {
+                response.insert_header((header::RETRY_AFTER, *secs));
+            }
+            Self::MethodNotAllowed(allow) => {
+                response.insert_header((header::ALLOW, *allow));
+            }
+            _ if self.unavailable() => {
+                // The cause is for operators; the caller gets the generic message.
+                tracing::error!(error = %ErrorChain(self), "store call failed");
+                response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECS));
+            }
+            _ => {}
+        }
+        response.json(ErrorBody {
+            status: ErrorStatus::Error,
+            code: self.code(),
+            message: self.to_string(),
+            limit: self.limit(),
+        })
+    }
+}

@@ -1,0 +1,84 @@
+//! The HTTP boundary, and the only module that knows actix-web: the server and its
+//! middleware, the extractors that authenticate, the route table and its handlers, the
+//! OpenAPI schema, and the mapping of every error to an HTTP answer.
+
+mod auth;
+mod error;
+mod limits;
+mod request_log;
+mod routes;
+pub mod schema;
+mod state;
+mod strict_query;
+
+use std::net::TcpListener;
+
+use actix_web::dev::Server;
+use actix_web::error::JsonPayloadError;
+use actix_web::middleware::from_fn;
+use actix_web::{App, HttpServer, web};
+
+use crate::credentials::{AdminTokens, Tokens};
+use crate::rate_limit::RateLimit;
+use error::ApiError;
+
+pub use request_log::TraceProject;
+pub use state::AppState;
+
+/// Seconds in-flight requests get to finish after SIGTERM; Cloud Run allows 10.
+const SHUTDOWN_GRACE_SECS: u64 = 8;
+
+/// Largest JSON body accepted: room for the longest summary at four UTF-8 bytes a character,
+/// even with every character escaped, plus the other fields.
+const fn json_body_limit(max_summary_chars: usize) -> usize {
+    max_summary_chars * 12 + 4_096
+}
+
+/// What the server is given, once, at start.
+pub struct Shared {
+    pub state: AppState,
+    pub tokens: Tokens,
+    pub admin_tokens: AdminTokens,
+    pub rate_limit: RateLimit,
+    pub trace_project: TraceProject,
+}
+
+/// Serves on `listener` until SIGTERM or SIGINT, then lets in-flight requests finish.
+pub fn serve(listener: TcpListener, shared: Shared) -> std::io::Result<Server> {
+    let body_limit = json_body_limit(shared.state.memory.rules().max_summary_chars);
+    let state = web::Data::new(shared.state);
+    let tokens = web::Data::new(shared.tokens);
+    let admin_tokens = web::Data::new(shared.admin_tokens);
+    let rate_limit = web::Data::new(shared.rate_limit);
+    let trace_project = web::Data::new(shared.trace_project);
+    let server = HttpServer::new(move || {
+        App::new()
+            .wrap(from_fn(limits::request_size))
+            .wrap(from_fn(request_log::request_log))
+            .app_data(state.clone())
+            .app_data(tokens.clone())
+            .app_data(admin_tokens.clone())
+            .app_data(rate_limit.clone())
+            .app_data(trace_project.clone())
+            .app_data(
+                web::JsonConfig::default()
+                    .limit(body_limit)
+                    .error_handler(move |err, _| json_error(err, body_limit).into()),
+            )
+            .configure(routes::configure)
+    })
+    .listen(listener)?
+    .shutdown_timeout(SHUTDOWN_GRACE_SECS)
+    .run();
+    Ok(server)
+}
+
+fn json_error(err: JsonPayloadError, limit: usize) -> ApiError {
+    match err {
+        JsonPayloadError::ContentType => ApiError::UnsupportedMediaType,
+        JsonPayloadError::Overflow { .. } | JsonPayloadError::OverflowKnownLength { .. } => {
+            ApiError::BodyTooLarge(limit)
+        }
+        other => ApiError::MalformedJson(other.to_string()),
+    }
+}

@@ -1,0 +1,62 @@
+//! `/forget`: the GPT forgets a thread, or one summary of it, when the user asks.
+
+use actix_web::{HttpResponse, web};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use super::fallback::method_not_allowed;
+use super::gpt_errors::GptErrors;
+use crate::http::auth::Authenticated;
+use crate::http::error::{ApiError, ErrorBody};
+use crate::http::state::AppState;
+use crate::http::strict_query::StrictQuery;
+use crate::memory::Forgotten;
+
+pub fn register(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/forget")
+            .route(web::get().to(forget))
+            .default_service(method_not_allowed("GET")),
+    );
+}
+
+/// What to forget: a thread, or one summary of it.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ForgetRequest {
+    /// The thread to forget, as a load shows it.
+    #[param(required = true, max_length = 256)]
+    pub thread_id: Option<String>,
+    /// Forget only the summary saved at this time: its `timestamp` exactly as a load shows it.
+    /// Leave it out to forget the whole thread.
+    pub timestamp: Option<String>,
+}
+
+/// `GET /forget?thread_id=…[&timestamp=…]`: deletes for good, so ChatGPT asks the user first.
+#[utoipa::path(
+    get,
+    path = "/forget",
+    tag = "memory",
+    operation_id = "forgetMemory",
+    summary = "Forget a saved thread, or one summary of it",
+    description = "Deletes for good the thread thread_id, or with timestamp only the summary saved at that time. Only when the user asks to forget something: first tell them exactly what will be forgotten and get their confirmation.",
+    params(ForgetRequest),
+    responses(
+        (status = 200, description = "Forgotten", body = Forgotten),
+        (status = 404, description = "Nothing matched: no such thread, or no summary saved at that timestamp", body = ErrorBody),
+        GptErrors,
+    ),
+    security(("bearer" = [])),
+    extensions(("x-openai-isConsequential" = json!(true))),
+)]
+pub async fn forget(
+    Authenticated(ns): Authenticated,
+    StrictQuery(req): StrictQuery<ForgetRequest>,
+    app: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let forgotten = app
+        .memory
+        .forget(&ns, req.thread_id.as_deref(), req.timestamp.as_deref())
+        .await?;
+    Ok(HttpResponse::Ok().json(forgotten))
+}

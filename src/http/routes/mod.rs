@@ -1,0 +1,23 @@
+//! The handlers, one module per resource; each registers its own routes. Handlers are thin:
+//! they read the request, call `memory` (or the store, for operators) and answer.
+
+mod admin;
+mod docs;
+mod fallback;
+// The schema names the GPT's operations, in these two.
+pub(super) mod forget;
+mod gpt_errors;
+mod health;
+pub(super) mod memory;
+
+use actix_web::web;
+
+/// The route table.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    memory::register(cfg);
+    forget::register(cfg);
+    admin::register(cfg);
+    health::register(cfg);
+    docs::register(cfg);
+    cfg.default_service(web::to(fallback::not_found));
+}

@@ -1,0 +1,164 @@
+//! Loading: a page of threads within the answer's budget, or search results, each with what
+//! the budget left out and the cursor to it.
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use utoipa::ToSchema;
+
+use super::{Memory, MemoryError};
+use crate::domain::{Entry, Found, Lookup, Namespace, PageBuilder, Thread, search};
+
+/// A load's optional parameters, as sent; empty ones count as absent.
+#[derive(Debug, Clone, Default)]
+pub struct LoadRequest {
+    pub thread_id: Option<String>,
+    pub q: Option<String>,
+    pub since: Option<String>,
+    pub before: Option<String>,
+    pub limit: Option<String>,
+}
+
+/// What a load answers: a page of threads, or search results.
+pub enum LoadAnswer {
+    Loaded(Loaded),
+    Searched(Searched),
+}
+
+impl Memory {
+    /// Loads a page of threads, or with `q` searches, within the answer's budget; never an
+    /// entry past its age.
+    pub async fn load(&self, ns: &Namespace, req: &LoadRequest) -> Result<LoadAnswer, MemoryError> {
+        let lookup = Lookup::parse(
+            req.thread_id.as_deref(),
+            req.q.as_deref(),
+            req.since.as_deref(),
+            req.before.as_deref(),
+            req.limit.as_deref(),
+            self.rules.timezone,
+        )?
+        .not_before(self.rules.retention.cutoff());
+        let budget = self.rules.load_budget_chars;
+        Ok(match lookup {
+            Lookup::Page(filter) => {
+                let page = self
+                    .store
+                    .page(ns, &filter, PageBuilder::new(budget))
+                    .await?;
+                let omitted = page.omitted.map(|o| (o.entries, Some(o.threads)));
+                LoadAnswer::Loaded(Loaded {
+                    status: if page.threads.is_empty() {
+                        LoadStatus::Empty
+                    } else {
+                        LoadStatus::Loaded
+                    },
+                    count: page.threads.len(),
+                    data: ThreadMap(page.threads),
+                    truncation: Truncation::new(omitted, page.next_before),
+                })
+            }
+            Lookup::Search {
+                filter,
+                query,
+                after,
+            } => {
+                let candidates = self.store.candidates(ns, &filter, &query).await?;
+                let results = search(candidates, &query, &filter, after, budget);
+                LoadAnswer::Searched(Searched {
+                    status: if results.found.is_empty() {
+                        SearchStatus::Empty
+                    } else {
+                        SearchStatus::Found
+                    },
+                    count: results.found.len(),
+                    results: results.found,
+                    truncation: Truncation::new(
+                        results.omitted.map(|n| (n, None)),
+                        results.next_before,
+                    ),
+                })
+            }
+        })
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LoadStatus {
+    Loaded,
+    Empty,
+}
+
+/// Saved threads, within the answer's size budget.
+#[derive(Serialize, ToSchema)]
+pub struct Loaded {
+    /// `empty` when nothing (that the filters admit) is saved.
+    status: LoadStatus,
+    /// How many threads `data` holds.
+    count: usize,
+    /// Each thread's summaries, oldest first, keyed by thread id; the most recently saved
+    /// thread comes first.
+    #[schema(value_type = std::collections::HashMap<String, Vec<Entry>>)]
+    data: ThreadMap,
+    #[serde(flatten)]
+    truncation: Truncation,
+}
+
+/// Present only when the answer's size budget left summaries out.
+#[derive(Serialize, ToSchema)]
+pub struct Truncation {
+    /// `true`: more is saved than this answer holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncated: Option<bool>,
+    /// Summaries left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    omitted_entries: Option<u64>,
+    /// Threads left out entirely.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    omitted_threads: Option<u64>,
+    /// Send as `before` (with the same other parameters) to get the older summaries; or narrow
+    /// the load with `q` or `thread_id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_before: Option<String>,
+}
+
+impl Truncation {
+    fn new(omitted: Option<(u64, Option<u64>)>, next_before: Option<String>) -> Self {
+        Self {
+            truncated: omitted.map(|_| true),
+            omitted_entries: omitted.map(|(entries, _)| entries),
+            omitted_threads: omitted.and_then(|(_, threads)| threads),
+            next_before,
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchStatus {
+    Found,
+    Empty,
+}
+
+/// Summaries holding every word of `q`, most matches first, then most recent.
+#[derive(Serialize, ToSchema)]
+pub struct Searched {
+    status: SearchStatus,
+    /// How many results `results` holds.
+    count: usize,
+    results: Vec<Found>,
+    #[serde(flatten)]
+    truncation: Truncation,
+}
+
+/// Threads as a JSON object keyed by thread id, in the store's order (most recent first).
+struct ThreadMap(Vec<Thread>);
+
+impl Serialize for ThreadMap {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for thread in &self.0 {
+            map.serialize_entry(&thread.id, &thread.entries)?;
+        }
+        map.end()
+    }
+}

@@ -1,0 +1,48 @@
+//! What can be done with a namespace's memory, for every door that leads to it (the HTTP API
+//! today; MCP tools and the memory page next): save, load (a page or a search) and forget.
+//! Each takes input as sent, validates it into domain types, calls the store and shapes the
+//! answer, so that no rule is written twice.
+
+mod error;
+mod forget;
+mod load;
+mod save;
+
+use std::sync::Arc;
+
+use chrono_tz::Tz;
+
+use crate::domain::Retention;
+use crate::store::MemoryStore;
+
+pub use error::MemoryError;
+pub use forget::{ForgetStatus, Forgotten};
+pub use load::{LoadAnswer, LoadRequest, LoadStatus, Loaded, SearchStatus, Searched, Truncation};
+pub use save::{SaveStatus, Saved};
+
+/// The operator's rules for every namespace.
+#[derive(Debug, Clone, Copy)]
+pub struct Rules {
+    /// Zone of saved timestamps, and of dates in filters.
+    pub timezone: Tz,
+    pub max_summary_chars: usize,
+    /// Most characters of JSON a load answers with.
+    pub load_budget_chars: usize,
+    pub retention: Retention,
+}
+
+/// The memories of every namespace, under the operator's rules.
+pub struct Memory {
+    store: Arc<dyn MemoryStore>,
+    rules: Rules,
+}
+
+impl Memory {
+    pub fn new(store: Arc<dyn MemoryStore>, rules: Rules) -> Self {
+        Self { store, rules }
+    }
+
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+}

@@ -1,0 +1,100 @@
+//! Saving a summary: validate it and its thread, stamp it, store it, and say what the save
+//! dropped to keep within the limits.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{Memory, MemoryError};
+use crate::domain::{Entry, Namespace, Summary, ThreadId};
+use crate::store::{Dropped, SaveOutcome};
+
+impl Memory {
+    /// Saves `summary` to the thread `thread_id`, or to a new thread when it is absent or
+    /// empty.
+    pub async fn save(
+        &self,
+        ns: &Namespace,
+        summary: Option<String>,
+        thread_id: Option<&str>,
+    ) -> Result<Saved, MemoryError> {
+        let summary = Summary::parse(summary, self.rules.max_summary_chars)?;
+        let thread = ThreadId::parse_or_new(thread_id)?;
+        let entry = Entry::now(summary, self.rules.timezone);
+        let SaveOutcome {
+            dropped,
+            thread_count,
+        } = self
+            .store
+            .save(ns, &thread, &entry, &self.rules.retention)
+            .await?;
+        tracing::info!(
+            namespace = %ns,
+            thread_id = thread.as_str(),
+            chars = entry.summary.chars().count(),
+            dropped_entries = dropped.entries,
+            dropped_threads = dropped.threads,
+            "saved"
+        );
+        Ok(Saved {
+            status: SaveStatus::Saved,
+            count: thread_count,
+            thread_id: thread.as_str().to_owned(),
+            timestamp: entry.timestamp,
+            dropped_entries: dropped.entries,
+            dropped_threads: dropped.threads,
+            notice: notice(&dropped),
+        })
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SaveStatus {
+    Saved,
+}
+
+/// The summary was saved.
+#[derive(Serialize, ToSchema)]
+pub struct Saved {
+    status: SaveStatus,
+    /// How many threads this memory holds now.
+    count: u64,
+    /// The thread saved to; send it with later saves of this conversation.
+    thread_id: String,
+    /// When the summary was saved.
+    timestamp: String,
+    /// Summaries of this thread this save dropped, oldest first, to keep within the limits.
+    #[serde(skip_serializing_if = "is_zero")]
+    dropped_entries: u64,
+    /// Least recently saved threads this save dropped, to keep within the thread limit.
+    #[serde(skip_serializing_if = "is_zero")]
+    dropped_threads: u64,
+    /// What this save dropped, in a sentence to pass on to the user.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    notice: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Tells the user what a save dropped, if anything.
+fn notice(dropped: &Dropped) -> Option<String> {
+    let entries = match dropped.entries {
+        0 => None,
+        n if dropped.for_size => Some(format!(
+            "This thread reached the store's size limit, so its {n} oldest summaries were forgotten."
+        )),
+        n => Some(format!(
+            "This thread's {n} oldest summaries were forgotten to keep within this memory's limits."
+        )),
+    };
+    let threads = (dropped.threads > 0).then(|| {
+        format!(
+            "The {} least recently saved threads were forgotten to keep within this memory's thread limit.",
+            dropped.threads
+        )
+    });
+    let sentences: Vec<String> = entries.into_iter().chain(threads).collect();
+    (!sentences.is_empty()).then(|| sentences.join(" "))
+}

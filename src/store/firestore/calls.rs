@@ -1,0 +1,129 @@
+//! Firestore's calls as kioku makes them: reads, commits, and the read-then-write loop that
+//! makes a change safe under concurrent writers.
+
+use std::time::Duration;
+
+use firestore::gcloud_sdk::google::firestore::v1::{
+    CommitRequest, Document, GetDocumentRequest, Write,
+};
+use firestore::gcloud_sdk::tonic::{Code, Status};
+
+use super::FirestoreStore;
+use super::failure::{commit_error, lost_race, unavailable};
+use super::layout::THREADS;
+use super::values::thread_entries;
+use super::writes::unchanged;
+use crate::domain::{Filter, Located, Namespace};
+use crate::store::StoreError;
+
+/// Tries at a read-then-write change before giving up on a thread that keeps changing; with
+/// the waits between them, well within the store's time limit.
+const ATTEMPTS: u32 = 12;
+/// The longest wait between two tries.
+const MAX_BACKOFF: Duration = Duration::from_millis(200);
+
+impl FirestoreStore {
+    /// Every thread document of `ns`.
+    pub(super) async fn thread_documents(
+        &self,
+        ns: &Namespace,
+    ) -> Result<Vec<Document>, StoreError> {
+        self.db
+            .fluent()
+            .select()
+            .from(THREADS)
+            .parent(self.threads_path(ns))
+            .query()
+            .await
+            .map_err(|e| unavailable("listing a namespace's threads failed", e))
+    }
+
+    pub(super) async fn get(&self, name: &str) -> Result<Option<Document>, StoreError> {
+        let request = GetDocumentRequest {
+            name: name.to_owned(),
+            ..GetDocumentRequest::default()
+        };
+        match self.db.client().get().get_document(request).await {
+            Ok(response) => Ok(Some(response.into_inner())),
+            Err(status) if status.code() == Code::NotFound => Ok(None),
+            Err(status) => Err(unavailable("reading a thread failed", status)),
+        }
+    }
+
+    pub(super) async fn commit(&self, writes: Vec<Write>) -> Result<(), Status> {
+        let request = CommitRequest {
+            database: self.db.get_database_path().clone(),
+            writes,
+            ..CommitRequest::default()
+        };
+        self.db.client().get().commit(request).await?;
+        Ok(())
+    }
+
+    /// Reads the document `name`, lets `plan` choose a write from what it holds, and commits
+    /// the write only if the document is still as read; reads again when another write came
+    /// between. `plan` answers no write when nothing needs to change.
+    pub(super) async fn change<T>(
+        &self,
+        name: &str,
+        mut plan: impl FnMut(Option<&Document>) -> Result<(Option<Write>, T), StoreError>,
+    ) -> Result<T, StoreError> {
+        for attempt in 0..ATTEMPTS {
+            if attempt > 0 {
+                tokio::time::sleep(backoff(attempt)).await;
+            }
+            let current = self.get(name).await?;
+            let (write, outcome) = plan(current.as_ref())?;
+            let Some(write) = write else {
+                return Ok(outcome);
+            };
+            let write = Write {
+                current_document: Some(unchanged(current.as_ref())),
+                ..write
+            };
+            match self.commit(vec![write]).await {
+                Ok(()) => return Ok(outcome),
+                Err(status) if lost_race(&status) => continue,
+                Err(status) => return Err(commit_error(status)),
+            }
+        }
+        Err(StoreError::Contended)
+    }
+
+    /// Every entry `filter` admits. Firestore cannot filter or order inside an array, so the
+    /// thread documents are read whole (one, with a thread filter) and the rest is done here.
+    pub(super) async fn admitted(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+    ) -> Result<Vec<Located>, StoreError> {
+        let select = self.db.fluent().select();
+        let documents = match &filter.thread {
+            Some(thread) => select
+                .by_id_in(THREADS)
+                .parent(self.threads_path(ns))
+                .one(thread.as_str())
+                .await
+                .map_err(|e| unavailable("reading a thread failed", e))?
+                .into_iter()
+                .collect(),
+            None => self.thread_documents(ns).await?,
+        };
+        Ok(documents
+            .iter()
+            .flat_map(thread_entries)
+            .filter(|item| filter.admits(item))
+            .collect())
+    }
+}
+
+/// How long to wait before try `attempt` (from 1) of a change that lost a race: a random
+/// share of an exponentially growing ceiling ("full jitter"), so that writers who collided
+/// spread out instead of colliding again.
+fn backoff(attempt: u32) -> Duration {
+    let ceiling = Duration::from_millis(5)
+        .saturating_mul(1 << attempt.min(16))
+        .min(MAX_BACKOFF);
+    let share = f64::from(getrandom::u32().unwrap_or(u32::MAX / 2)) / f64::from(u32::MAX);
+    ceiling.mul_f64(share)
+}

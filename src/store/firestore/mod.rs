@@ -1,0 +1,61 @@
+//! Firestore, for Cloud Run: any number of instances share one namespace. Memories live where
+//! the original function kept them, so the two read each other's.
+
+mod calls;
+mod failure;
+mod layout;
+mod save;
+mod size;
+mod store;
+mod values;
+mod writes;
+
+use std::time::Duration;
+
+use firestore::{FirestoreDb, FirestoreDbOptions};
+
+use super::StoreError;
+use crate::domain::{Namespace, ThreadId};
+use failure::unavailable;
+use layout::{ROOT, THREADS};
+
+/// Firestore, for Cloud Run: any number of instances share one namespace.
+#[derive(Clone)]
+pub struct FirestoreStore {
+    db: FirestoreDb,
+}
+
+impl FirestoreStore {
+    /// Connects to `database` of `project`, or of the project the environment names (on Cloud
+    /// Run, the metadata server) when `project` is `None`. Honours `FIRESTORE_EMULATOR_HOST`.
+    /// Each request to Firestore is limited to `request_timeout`, and so is connecting.
+    pub async fn connect(
+        project: Option<String>,
+        database: &str,
+        request_timeout: Duration,
+    ) -> Result<Self, StoreError> {
+        let options = match project {
+            Some(project) => FirestoreDbOptions::new(project),
+            None => FirestoreDbOptions::for_default_project_id().await.ok_or(
+                StoreError::Misconfigured(
+                    "no Google Cloud project found: set GOOGLE_CLOUD_PROJECT",
+                ),
+            )?,
+        }
+        .with_database_id(database.to_owned())
+        .with_request_timeout(request_timeout);
+        let db = tokio::time::timeout(request_timeout, FirestoreDb::with_options(options))
+            .await
+            .map_err(|_| StoreError::Timeout(request_timeout.as_secs()))?
+            .map_err(|e| unavailable("connecting to Firestore failed", e))?;
+        Ok(Self { db })
+    }
+
+    pub(super) fn threads_path(&self, ns: &Namespace) -> String {
+        format!("{}/{ROOT}/{}", self.db.get_documents_path(), ns.name())
+    }
+
+    pub(super) fn thread_path(&self, ns: &Namespace, thread: &ThreadId) -> String {
+        format!("{}/{THREADS}/{}", self.threads_path(ns), thread.as_str())
+    }
+}

@@ -1,0 +1,138 @@
+//! A save on Firestore: one atomic append when it can, a conditional rewrite when a cap or the
+//! size limit needs the thread looked at, and the thread cap.
+
+use chrono::{TimeDelta, Utc};
+use firestore::gcloud_sdk::google::firestore::v1::{Document, Write};
+use firestore::gcloud_sdk::prost_types::Timestamp;
+use serde::Deserialize;
+
+use super::FirestoreStore;
+use super::failure::{commit_error, lost_race, unavailable};
+use super::layout::{THREADS, UPDATED_AT};
+use super::size::keep;
+use super::values::{entry_value, saved_at, timestamp};
+use super::writes::{append_write, delete_write, entries_write, server_time, unchanged};
+use crate::domain::{Entry, Namespace, Retention, ThreadId};
+use crate::store::{Dropped, SaveOutcome, StoreError};
+
+#[derive(Deserialize)]
+struct Count {
+    count: u64,
+}
+
+impl FirestoreStore {
+    /// Appends `entry` with one atomic commit, unless the thread has to be looked at: a cap on
+    /// its entries, or a first try that would have passed the size limit. Then enforces the
+    /// thread cap.
+    pub(super) async fn save_entry(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        entry: &Entry,
+        retention: &Retention,
+    ) -> Result<SaveOutcome, StoreError> {
+        let name = self.thread_path(ns, thread);
+        let expire_at = retention
+            .max_age_days
+            .map(|days| timestamp(Utc::now() + TimeDelta::days(days.get().into())));
+        let mut dropped = if retention.max_entries_per_thread.is_some() {
+            self.append_within_limits(&name, entry, retention, expire_at)
+                .await?
+        } else {
+            let append = append_write(&name, vec![entry_value(entry)], expire_at);
+            match self.commit(vec![append]).await {
+                Ok(()) => Dropped::default(),
+                Err(status) => match commit_error(status) {
+                    StoreError::DocumentTooLarge => {
+                        self.append_within_limits(&name, entry, retention, expire_at)
+                            .await?
+                    }
+                    other => return Err(other),
+                },
+            }
+        };
+        let mut thread_count = self.thread_count(ns).await?;
+        if let Some(max) = retention.max_threads {
+            dropped.threads = self
+                .drop_least_recent(ns, thread_count, max.get().into())
+                .await?;
+            thread_count -= dropped.threads;
+        }
+        Ok(SaveOutcome {
+            dropped,
+            thread_count,
+        })
+    }
+
+    async fn append_within_limits(
+        &self,
+        name: &str,
+        entry: &Entry,
+        retention: &Retention,
+        expire_at: Option<Timestamp>,
+    ) -> Result<Dropped, StoreError> {
+        let cutoff = retention.cutoff();
+        self.change(name, |current| {
+            let (kept, dropped) =
+                keep(current, name, entry, retention, cutoff, expire_at.is_some())?;
+            let write = entries_write(name, kept, expire_at, vec![server_time()]);
+            Ok((Some(write), dropped))
+        })
+        .await
+    }
+
+    /// Deletes the least recently saved of the `count` threads of `ns` beyond `max`; returns
+    /// how many. Threads the original function saved (no `updated_at`) count as the least
+    /// recent.
+    async fn drop_least_recent(
+        &self,
+        ns: &Namespace,
+        count: u64,
+        max: u64,
+    ) -> Result<u64, StoreError> {
+        if count <= max {
+            return Ok(0);
+        }
+        let mut documents: Vec<Document> = self
+            .db
+            .fluent()
+            .select()
+            .fields([UPDATED_AT])
+            .from(THREADS)
+            .parent(self.threads_path(ns))
+            .query()
+            .await
+            .map_err(|e| unavailable("listing a namespace's threads failed", e))?;
+        documents.sort_by_cached_key(|doc| (saved_at(doc), doc.name.clone()));
+        let mut dropped = 0;
+        for doc in documents.iter().take((count - max) as usize) {
+            let write = Write {
+                current_document: Some(unchanged(Some(doc))),
+                ..delete_write(&doc.name)
+            };
+            match self.commit(vec![write]).await {
+                Ok(()) => dropped += 1,
+                // Saved to since it was read, so no longer the least recent.
+                Err(status) if lost_race(&status) => {}
+                Err(status) => return Err(commit_error(status)),
+            }
+        }
+        Ok(dropped)
+    }
+
+    /// How many threads the namespace holds: one aggregation query.
+    async fn thread_count(&self, ns: &Namespace) -> Result<u64, StoreError> {
+        let counts: Vec<Count> = self
+            .db
+            .fluent()
+            .select()
+            .from(THREADS)
+            .parent(self.threads_path(ns))
+            .aggregate(|a| a.fields([a.field("count").count()]))
+            .obj()
+            .query()
+            .await
+            .map_err(|e| unavailable("counting a namespace's threads failed", e))?;
+        Ok(counts.first().map_or(0, |c| c.count))
+    }
+}

@@ -1,0 +1,212 @@
+//! The Firestore store's calls.
+
+use std::collections::{BTreeMap, HashSet};
+
+use async_trait::async_trait;
+use firestore::gcloud_sdk::google::firestore::v1::{Document, Value};
+
+use super::FirestoreStore;
+use super::failure::{commit_error, unavailable};
+use super::layout::{MAX_WRITES_PER_COMMIT, ROOT, THREADS};
+use super::values::{entry_value, entry_values, thread_entries, value_micros};
+use super::writes::{append_write, delete_write, entries_write};
+use crate::domain::{
+    Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Retention, Thread, ThreadId,
+    entry_micros,
+};
+use crate::store::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
+
+#[async_trait]
+impl MemoryStore for FirestoreStore {
+    async fn save(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        entry: &Entry,
+        retention: &Retention,
+    ) -> Result<SaveOutcome, StoreError> {
+        self.save_entry(ns, thread, entry, retention).await
+    }
+
+    async fn page(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        mut page: PageBuilder,
+    ) -> Result<Page, StoreError> {
+        let mut items = self.admitted(ns, filter).await?;
+        items.sort_by(Located::load_order);
+        filter.limit_threads(&mut items);
+        let totals = (items.len() as u64, distinct_threads(&items));
+        for item in items {
+            if !page.push(item) {
+                break;
+            }
+        }
+        let totals = page.is_full().then_some(totals);
+        Ok(page.finish(totals))
+    }
+
+    async fn candidates(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        _: &Query,
+    ) -> Result<Vec<Located>, StoreError> {
+        self.admitted(ns, filter).await
+    }
+
+    async fn forget(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        at: Option<i64>,
+    ) -> Result<Counts, StoreError> {
+        let name = self.thread_path(ns, thread);
+        self.change(&name, |current| {
+            let Some(doc) = current else {
+                return Ok((None, Counts::default()));
+            };
+            let (gone, kept): (Vec<Value>, Vec<Value>) = entry_values(doc)
+                .into_iter()
+                .partition(|v| at.is_none_or(|at| value_micros(v) == at));
+            let counts = Counts {
+                threads: u64::from(kept.is_empty()),
+                entries: gone.len() as u64,
+            };
+            let write = if kept.is_empty() {
+                Some(delete_write(&name))
+            } else if gone.is_empty() {
+                None
+            } else {
+                Some(entries_write(&name, kept, None, Vec::new()))
+            };
+            Ok((write, counts))
+        })
+        .await
+    }
+
+    async fn namespaces(&self) -> Result<Vec<NamespaceStats>, StoreError> {
+        let documents: Vec<Document> = self
+            .db
+            .fluent()
+            .select()
+            .from(THREADS)
+            .parent(self.db.get_documents_path().clone())
+            .all_descendants()
+            .query()
+            .await
+            .map_err(|e| unavailable("listing every namespace failed", e))?;
+        let root = format!("{}/{ROOT}/", self.db.get_documents_path());
+        let mut namespaces: BTreeMap<String, NamespaceStats> = BTreeMap::new();
+        for doc in &documents {
+            // Only memory/{namespace}/threads/{thread}: other `threads` collections are not ours.
+            let Some(path) = doc.name.strip_prefix(&root) else {
+                continue;
+            };
+            let [name, THREADS, _] = path.split('/').collect::<Vec<_>>()[..] else {
+                continue;
+            };
+            let stats = namespaces
+                .entry(name.to_owned())
+                .or_insert_with(|| NamespaceStats {
+                    name: name.to_owned(),
+                    counts: Counts::default(),
+                    last_saved: None,
+                });
+            let entries = thread_entries(doc);
+            stats.counts.threads += 1;
+            stats.counts.entries += entries.len() as u64;
+            let newest = entries.into_iter().max_by_key(|item| item.at);
+            if let Some(newest) = newest {
+                let later = stats
+                    .last_saved
+                    .as_deref()
+                    .is_none_or(|last| entry_micros(last) < newest.at);
+                if later {
+                    stats.last_saved = Some(newest.entry.timestamp);
+                }
+            }
+        }
+        Ok(namespaces.into_values().collect())
+    }
+
+    async fn threads(&self, ns: &Namespace) -> Result<Vec<Thread>, StoreError> {
+        let mut threads: Vec<Thread> = self
+            .thread_documents(ns)
+            .await?
+            .iter()
+            .map(|doc| Thread {
+                id: doc.name.rsplit('/').next().unwrap_or_default().to_owned(),
+                entries: thread_entries(doc)
+                    .into_iter()
+                    .map(|item| item.entry)
+                    .collect(),
+            })
+            .filter(|thread| !thread.entries.is_empty())
+            .collect();
+        threads.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(threads)
+    }
+
+    async fn import(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        entries: &[Entry],
+    ) -> Result<u64, StoreError> {
+        let name = self.thread_path(ns, thread);
+        self.change(&name, |current| {
+            let held: Vec<Entry> = current
+                .map(|doc| {
+                    thread_entries(doc)
+                        .into_iter()
+                        .map(|item| item.entry)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut missing: Vec<&Entry> = Vec::new();
+            for entry in entries {
+                if !held.contains(entry) && !missing.contains(&entry) {
+                    missing.push(entry);
+                }
+            }
+            let added = missing.len() as u64;
+            let write = (!missing.is_empty())
+                .then(|| append_write(&name, missing.into_iter().map(entry_value).collect(), None));
+            Ok((write, added))
+        })
+        .await
+    }
+
+    async fn delete_namespace(&self, ns: &Namespace) -> Result<Counts, StoreError> {
+        let documents = self.thread_documents(ns).await?;
+        let held = Counts {
+            threads: documents.len() as u64,
+            entries: documents
+                .iter()
+                .map(|d| thread_entries(d).len() as u64)
+                .sum(),
+        };
+        for chunk in documents.chunks(MAX_WRITES_PER_COMMIT) {
+            let writes = chunk.iter().map(|doc| delete_write(&doc.name)).collect();
+            self.commit(writes).await.map_err(commit_error)?;
+        }
+        Ok(held)
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        self.db
+            .ping()
+            .await
+            .map_err(|e| unavailable("the Firestore ping failed", e))
+    }
+}
+
+fn distinct_threads(items: &[Located]) -> u64 {
+    items
+        .iter()
+        .map(|item| item.thread_id.as_str())
+        .collect::<HashSet<_>>()
+        .len() as u64
+}

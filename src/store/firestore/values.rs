@@ -1,0 +1,89 @@
+//! The original function's document layout, read and written: a thread document's `entries`
+//! array of `{summary, timestamp}` maps, and timestamps.
+
+use chrono::Utc;
+use firestore::gcloud_sdk::google::firestore::v1::{Document, MapValue, Value, value::ValueType};
+use firestore::gcloud_sdk::prost_types::Timestamp;
+
+use super::layout::{ENTRIES, UPDATED_AT};
+use crate::domain::{Entry, Located, entry_micros};
+
+pub fn timestamp(at: chrono::DateTime<Utc>) -> Timestamp {
+    Timestamp {
+        seconds: at.timestamp(),
+        nanos: at.timestamp_subsec_micros() as i32 * 1_000,
+    }
+}
+
+/// When kioku last saved to the thread; `None` (first in order) when it never did.
+pub fn saved_at(doc: &Document) -> Option<(i64, i32)> {
+    match doc.fields.get(UPDATED_AT)?.value_type.as_ref()? {
+        ValueType::TimestampValue(t) => Some((t.seconds, t.nanos)),
+        _ => None,
+    }
+}
+
+pub fn string_value(text: &str) -> Value {
+    Value {
+        value_type: Some(ValueType::StringValue(text.to_owned())),
+    }
+}
+
+pub fn entry_value(entry: &Entry) -> Value {
+    let fields = [
+        ("summary".to_owned(), string_value(&entry.summary)),
+        ("timestamp".to_owned(), string_value(&entry.timestamp)),
+    ];
+    Value {
+        value_type: Some(ValueType::MapValue(MapValue {
+            fields: fields.into_iter().collect(),
+        })),
+    }
+}
+
+/// The stored values of the thread's `entries` array, whatever their shape.
+pub fn entry_values(doc: &Document) -> Vec<Value> {
+    match doc.fields.get(ENTRIES).and_then(|v| v.value_type.as_ref()) {
+        Some(ValueType::ArrayValue(array)) => array.values.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// The time of a stored entry, in [`entry_micros`]; unreadable ones sort oldest.
+pub fn value_micros(value: &Value) -> i64 {
+    entry(value).map_or(i64::MIN, |e| entry_micros(&e.timestamp))
+}
+
+/// A stored thread's entries, read leniently: the original wrote them, or someone by hand.
+pub fn thread_entries(doc: &Document) -> Vec<Located> {
+    let thread_id = doc.name.rsplit('/').next().unwrap_or_default();
+    let values = match doc.fields.get(ENTRIES).and_then(|v| v.value_type.as_ref()) {
+        Some(ValueType::ArrayValue(array)) => array.values.as_slice(),
+        _ => &[],
+    };
+    values
+        .iter()
+        .filter_map(entry)
+        .zip(0..)
+        .map(|(entry, seq)| Located {
+            thread_id: thread_id.to_owned(),
+            at: entry_micros(&entry.timestamp),
+            entry,
+            seq,
+        })
+        .collect()
+}
+
+fn entry(value: &Value) -> Option<Entry> {
+    let Some(ValueType::MapValue(map)) = &value.value_type else {
+        return None;
+    };
+    let text = |key: &str| match map.fields.get(key).and_then(|v| v.value_type.as_ref()) {
+        Some(ValueType::StringValue(s)) => s.clone(),
+        _ => String::new(),
+    };
+    Some(Entry {
+        summary: text("summary"),
+        timestamp: text("timestamp"),
+    })
+}

@@ -1,0 +1,104 @@
+//! The writes kioku commits: an atomic append as the original sends it, a rewrite of the
+//! entries, a delete, and the precondition that makes a read-then-write safe.
+
+use std::collections::HashMap;
+
+use firestore::gcloud_sdk::google::firestore::v1::{
+    ArrayValue, Document, DocumentMask, Precondition, Value, Write,
+    document_transform::FieldTransform,
+    document_transform::field_transform::{ServerValue, TransformType},
+    precondition::ConditionType,
+    value::ValueType,
+    write::Operation,
+};
+use firestore::gcloud_sdk::prost_types::Timestamp;
+
+use super::layout::{ENTRIES, EXPIRE_AT, UPDATED_AT};
+
+/// The document must be as read: last updated then, or still missing.
+pub fn unchanged(document: Option<&Document>) -> Precondition {
+    let condition = match document {
+        Some(doc) => ConditionType::UpdateTime(doc.update_time.unwrap_or_default()),
+        None => ConditionType::Exists(false),
+    };
+    Precondition {
+        condition_type: Some(condition),
+    }
+}
+
+/// Sets the thread's document's time of last save to the server's.
+pub fn server_time() -> FieldTransform {
+    FieldTransform {
+        field_path: UPDATED_AT.into(),
+        transform_type: Some(TransformType::SetToServerValue(
+            ServerValue::RequestTime as i32,
+        )),
+    }
+}
+
+/// One write, as the original's `set({"entries": ArrayUnion([entry])}, merge=True)` sends it:
+/// a merge that creates the document if needed, then an atomic array append (so concurrent
+/// saves from any number of instances all land), plus the server's time; and the thread's
+/// expiry, when given.
+pub fn append_write(document: &str, values: Vec<Value>, expire_at: Option<Timestamp>) -> Write {
+    let append = FieldTransform {
+        field_path: ENTRIES.into(),
+        transform_type: Some(TransformType::AppendMissingElements(ArrayValue { values })),
+    };
+    update(document, expiry(expire_at), vec![append, server_time()])
+}
+
+/// Replaces the thread's whole `entries` array (and its expiry, when given); other fields stay.
+pub fn entries_write(
+    document: &str,
+    values: Vec<Value>,
+    expire_at: Option<Timestamp>,
+    transforms: Vec<FieldTransform>,
+) -> Write {
+    let array = Value {
+        value_type: Some(ValueType::ArrayValue(ArrayValue { values })),
+    };
+    let mut fields = expiry(expire_at);
+    fields.insert(ENTRIES.to_owned(), array);
+    update(document, fields, transforms)
+}
+
+/// The `expire_at` field, when the thread has an expiry.
+fn expiry(expire_at: Option<Timestamp>) -> HashMap<String, Value> {
+    expire_at
+        .map(|at| {
+            let at = Value {
+                value_type: Some(ValueType::TimestampValue(at)),
+            };
+            (EXPIRE_AT.to_owned(), at)
+        })
+        .into_iter()
+        .collect()
+}
+
+/// Sets `fields` of the document, leaving its other fields as they are, then applies
+/// `transforms`.
+fn update(
+    document: &str,
+    fields: HashMap<String, Value>,
+    transforms: Vec<FieldTransform>,
+) -> Write {
+    let field_paths = fields.keys().cloned().collect();
+    Write {
+        operation: Some(Operation::Update(Document {
+            name: document.to_owned(),
+            fields,
+            ..Document::default()
+        })),
+        update_mask: Some(DocumentMask { field_paths }),
+        update_transforms: transforms,
+        current_document: None,
+    }
+}
+
+pub fn delete_write(document: &str) -> Write {
+    Write {
+        operation: Some(Operation::Delete(document.to_owned())),
+        ..Write::default()
+    }
+}

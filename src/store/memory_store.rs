@@ -1,0 +1,70 @@
+//! The contract every backend keeps.
+
+use async_trait::async_trait;
+
+use super::{Counts, NamespaceStats, SaveOutcome, StoreError};
+use crate::domain::{
+    Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Retention, Thread, ThreadId,
+};
+
+#[async_trait]
+pub trait MemoryStore: Send + Sync {
+    /// Appends `entry` to the thread, creating the thread if it is new, then drops what
+    /// `retention`'s caps and the store's size limit do not keep, and counts the namespace's
+    /// threads. Concurrent saves, to one thread or many, all land.
+    async fn save(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        entry: &Entry,
+        retention: &Retention,
+    ) -> Result<SaveOutcome, StoreError>;
+
+    /// Gives `page` the entries `filter` admits, in [`Located::load_order`], until it is full;
+    /// then the totals it needs to say what it left out.
+    async fn page(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        page: PageBuilder,
+    ) -> Result<Page, StoreError>;
+
+    /// Entries that may match `query` (at least every one that does) among those `filter`
+    /// admits, in no order; [`search`](crate::domain::search) ranks them.
+    async fn candidates(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        query: &Query,
+    ) -> Result<Vec<Located>, StoreError>;
+
+    /// Removes the thread, or only its entries saved at `at` (in
+    /// [`entry_micros`](crate::domain::entry_micros)); a thread left without entries is gone.
+    async fn forget(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        at: Option<i64>,
+    ) -> Result<Counts, StoreError>;
+
+    /// Every namespace that holds a thread, by name.
+    async fn namespaces(&self) -> Result<Vec<NamespaceStats>, StoreError>;
+
+    /// The namespace's threads by id, each with its entries in the order they were saved.
+    async fn threads(&self, ns: &Namespace) -> Result<Vec<Thread>, StoreError>;
+
+    /// Appends, in order, the `entries` the thread does not hold yet (the same summary and
+    /// timestamp), so that importing twice changes nothing. Returns how many it appended.
+    async fn import(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        entries: &[Entry],
+    ) -> Result<u64, StoreError>;
+
+    /// Removes every thread of the namespace; returns what it held.
+    async fn delete_namespace(&self, ns: &Namespace) -> Result<Counts, StoreError>;
+
+    /// Succeeds when the store can serve requests.
+    async fn ping(&self) -> Result<(), StoreError>;
+}

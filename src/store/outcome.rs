@@ -1,0 +1,37 @@
+//! What store calls answer besides memories: what a save dropped, and counts.
+
+/// What a save dropped to keep within the [`Retention`](crate::domain::Retention) limits and the
+/// store's size limit. Entries past their age are not counted: the save did not drop them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Dropped {
+    /// The saved thread's oldest entries.
+    pub entries: u64,
+    /// Least recently saved threads, whole.
+    pub threads: u64,
+    /// Whether entries went because the thread would have passed the store's size limit.
+    pub for_size: bool,
+}
+
+/// What a save did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SaveOutcome {
+    pub dropped: Dropped,
+    /// Threads the namespace holds once the save is in, as the save's answer reports them.
+    pub thread_count: u64,
+}
+
+/// How much a namespace, or a part of it, holds or held.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub threads: u64,
+    pub entries: u64,
+}
+
+/// A namespace as an administrator sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamespaceStats {
+    pub name: String,
+    pub counts: Counts,
+    /// The timestamp of its newest entry.
+    pub last_saved: Option<String>,
+}

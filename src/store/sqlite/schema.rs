@@ -1,0 +1,89 @@
+//! The SQLite schema: migrations applied in order at open, and the SQL functions kioku adds.
+
+use rusqlite::functions::FunctionFlags;
+use rusqlite::{Connection, Transaction, params};
+
+use crate::domain::{entry_micros, fold};
+
+/// Schema versions, applied in order at open; `PRAGMA user_version` records how many ran.
+const MIGRATIONS: &[fn(&Transaction) -> rusqlite::Result<()>] =
+    &[create_tables, add_time_and_search, tidy_after_deletes];
+
+/// 1: entries in save order; each thread remembers its latest entry.
+fn create_tables(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE entries (
+             seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+             namespace TEXT NOT NULL,
+             thread_id TEXT NOT NULL,
+             summary   TEXT NOT NULL,
+             timestamp TEXT NOT NULL
+         );
+         CREATE INDEX entries_by_thread ON entries (namespace, thread_id, seq);
+         CREATE TABLE threads (
+             namespace TEXT NOT NULL,
+             thread_id TEXT NOT NULL,
+             last_seq  INTEGER NOT NULL,
+             PRIMARY KEY (namespace, thread_id)
+         ) WITHOUT ROWID;
+         CREATE INDEX threads_by_recency ON threads (namespace, last_seq DESC);",
+    )
+}
+
+/// 2: each entry's time as a number, in load order; and its text folded for search, in a table
+/// of its own so that a search reads only that.
+fn add_time_and_search(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "ALTER TABLE entries ADD COLUMN at_us INTEGER NOT NULL DEFAULT 0;
+         CREATE INDEX entries_in_load_order ON entries (namespace, at_us DESC, thread_id, seq DESC);
+         CREATE TABLE entry_search (seq INTEGER PRIMARY KEY, folded TEXT NOT NULL);",
+    )?;
+    let rows: Vec<(i64, String, String)> = tx
+        .prepare("SELECT seq, summary, timestamp FROM entries")?
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut time = tx.prepare("UPDATE entries SET at_us = ?2 WHERE seq = ?1")?;
+    let mut text = tx.prepare("INSERT INTO entry_search (seq, folded) VALUES (?1, ?2)")?;
+    for (seq, summary, timestamp) in rows {
+        time.execute(params![seq, entry_micros(&timestamp)])?;
+        text.execute(params![seq, fold(&summary)])?;
+    }
+    Ok(())
+}
+
+/// 3: deleting an entry deletes its search text, and its thread once empty, or moves the
+/// thread's latest entry back; so every way of forgetting is a plain `DELETE FROM entries`.
+fn tidy_after_deletes(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TRIGGER entry_deleted AFTER DELETE ON entries BEGIN
+             DELETE FROM entry_search WHERE seq = old.seq;
+             DELETE FROM threads WHERE namespace = old.namespace AND thread_id = old.thread_id
+                 AND NOT EXISTS (SELECT 1 FROM entries
+                                 WHERE namespace = old.namespace AND thread_id = old.thread_id);
+             UPDATE threads SET last_seq = (SELECT MAX(seq) FROM entries
+                                            WHERE namespace = old.namespace
+                                              AND thread_id = old.thread_id)
+                 WHERE namespace = old.namespace AND thread_id = old.thread_id
+                   AND last_seq = old.seq;
+         END;",
+    )
+}
+
+pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+    let tx = conn.transaction()?;
+    let applied: usize = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    for (version, migration) in MIGRATIONS.iter().enumerate().skip(applied) {
+        migration(&tx)?;
+        tx.pragma_update(None, "user_version", version + 1)?;
+    }
+    tx.commit()
+}
+
+/// `contains(text, word)`: SQLite's `instr` compares at every character, far slower than
+/// Rust's substring search over megabytes of text.
+pub fn register_contains(conn: &Connection) -> rusqlite::Result<()> {
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    conn.create_scalar_function("contains", 2, flags, |ctx| {
+        Ok(ctx.get_raw(0).as_str()?.contains(ctx.get_raw(1).as_str()?))
+    })
+}

@@ -1,0 +1,146 @@
+//! The SQL of the store's calls: writing an entry, the caps of a save, counts, and the
+//! WHERE clause of a filter.
+
+use rusqlite::types::Value;
+use rusqlite::{Connection, params};
+
+use crate::domain::{Entry, Filter, Located, Retention, entry_micros, fold};
+use crate::store::{Counts, Dropped};
+
+/// Appends `entry` to the thread and makes it the thread's latest.
+pub fn insert_entry(
+    conn: &Connection,
+    ns: &str,
+    thread: &str,
+    entry: &Entry,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO entries (namespace, thread_id, summary, timestamp, at_us)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            ns,
+            thread,
+            entry.summary,
+            entry.timestamp,
+            entry_micros(&entry.timestamp)
+        ],
+    )?;
+    let seq = conn.last_insert_rowid();
+    conn.execute(
+        "INSERT INTO entry_search (seq, folded) VALUES (?1, ?2)",
+        params![seq, fold(&entry.summary)],
+    )?;
+    conn.execute(
+        "INSERT INTO threads (namespace, thread_id, last_seq) VALUES (?1, ?2, ?3)
+         ON CONFLICT (namespace, thread_id) DO UPDATE SET last_seq = excluded.last_seq",
+        params![ns, thread, seq],
+    )?;
+    Ok(())
+}
+
+/// Drops what `retention`'s caps do not keep after a save to `thread`: its oldest entries
+/// beyond the limit, and the least recently saved threads beyond theirs.
+pub fn apply_caps(
+    conn: &Connection,
+    ns: &str,
+    thread: &str,
+    retention: &Retention,
+) -> rusqlite::Result<Dropped> {
+    let mut dropped = Dropped::default();
+    if let Some(max) = retention.max_entries_per_thread {
+        // Entries past their age go first and unreported, as on every store: no load shows
+        // them already, and the cap counts only what a load would.
+        if let Some(cutoff) = retention.cutoff() {
+            conn.execute(
+                "DELETE FROM entries WHERE namespace = ?1 AND thread_id = ?2 AND at_us < ?3",
+                params![ns, thread, cutoff],
+            )?;
+        }
+        dropped.entries = conn.execute(
+            "DELETE FROM entries WHERE seq IN (
+                 SELECT seq FROM entries WHERE namespace = ?1 AND thread_id = ?2
+                 ORDER BY seq DESC LIMIT -1 OFFSET ?3)",
+            params![ns, thread, max.get()],
+        )? as u64;
+    }
+    if let Some(max) = retention.max_threads {
+        let excess: u64 = conn.query_row(
+            "SELECT MAX(COUNT(*) - ?2, 0) FROM threads WHERE namespace = ?1",
+            params![ns, max.get()],
+            |row| row.get(0),
+        )?;
+        if excess > 0 {
+            conn.execute(
+                "DELETE FROM entries WHERE namespace = ?1 AND thread_id IN (
+                     SELECT thread_id FROM threads WHERE namespace = ?1
+                     ORDER BY last_seq LIMIT ?2)",
+                params![ns, excess],
+            )?;
+            dropped.threads = excess;
+        }
+    }
+    Ok(dropped)
+}
+
+pub fn counts(
+    conn: &Connection,
+    clause: &str,
+    values: impl rusqlite::Params,
+) -> rusqlite::Result<Counts> {
+    conn.query_row(
+        &format!("SELECT COUNT(DISTINCT thread_id), COUNT(*) FROM entries WHERE {clause}"),
+        values,
+        |row| {
+            Ok(Counts {
+                threads: row.get(0)?,
+                entries: row.get(1)?,
+            })
+        },
+    )
+}
+
+pub fn thread_count(conn: &Connection, ns: &str) -> rusqlite::Result<u64> {
+    conn.query_row(
+        "SELECT COUNT(*) FROM threads WHERE namespace = ?1",
+        [ns],
+        |row| row.get(0),
+    )
+}
+
+/// The WHERE clause of a filter, after `namespace = ?1`, and its parameters from `?2`. With a
+/// limit, only the threads whose newest admitted entries are newest.
+pub fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
+    let thread = filter
+        .thread
+        .as_ref()
+        .map(|t| Value::Text(t.as_str().to_owned()));
+    let admits = "(?2 IS NULL OR thread_id = ?2) AND at_us >= ?3 AND at_us < ?4";
+    let mut sql = format!("namespace = ?1 AND {admits}");
+    if filter.limit.is_some() {
+        sql.push_str(&format!(
+            " AND thread_id IN (SELECT thread_id FROM entries WHERE namespace = ?1 AND {admits}
+                GROUP BY thread_id ORDER BY MAX(at_us) DESC, thread_id LIMIT ?5)"
+        ));
+    }
+    let mut values = vec![
+        thread.unwrap_or(Value::Null),
+        Value::Integer(filter.since.unwrap_or(i64::MIN)),
+        Value::Integer(filter.before.unwrap_or(i64::MAX)),
+    ];
+    if let Some(limit) = filter.limit {
+        values.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+    }
+    (sql, values)
+}
+
+pub fn located(row: &rusqlite::Row) -> rusqlite::Result<Located> {
+    Ok(Located {
+        thread_id: row.get(0)?,
+        entry: Entry {
+            summary: row.get(1)?,
+            timestamp: row.get(2)?,
+        },
+        at: row.get(3)?,
+        seq: row.get(4)?,
+    })
+}

@@ -1,0 +1,239 @@
+//! The SQLite store's calls.
+
+use std::sync::{Arc, PoisonError};
+
+use async_trait::async_trait;
+use rusqlite::types::Value;
+use rusqlite::{params, params_from_iter};
+
+use super::SqliteStore;
+use super::group_commit::{Queued, commit_queued};
+use super::sql::{counts, filter_sql, insert_entry, located};
+use crate::domain::{
+    Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Retention, Thread, ThreadId,
+};
+use crate::store::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
+
+#[async_trait]
+impl MemoryStore for SqliteStore {
+    async fn save(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        entry: &Entry,
+        retention: &Retention,
+    ) -> Result<SaveOutcome, StoreError> {
+        let (save, outcome) = Queued::new(
+            ns.name().to_owned(),
+            thread.as_str().to_owned(),
+            entry.clone(),
+            *retention,
+        );
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(save);
+        let queue = Arc::clone(&self.queue);
+        // Commits this save, unless a save that had the connection before took it along.
+        self.with_conn(move |conn| {
+            commit_queued(conn, &queue);
+            Ok(())
+        })
+        .await?;
+        outcome.await.unwrap_or_else(|e| {
+            Err(StoreError::failed(
+                "the group commit ended without telling the save's outcome",
+                e,
+            ))
+        })
+    }
+
+    async fn page(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        mut page: PageBuilder,
+    ) -> Result<Page, StoreError> {
+        let ns = ns.name().to_owned();
+        let (clause, mut values) = filter_sql(filter);
+        values.insert(0, Value::Text(ns));
+        self.with_conn(move |conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT thread_id, summary, timestamp, at_us, seq FROM entries WHERE {clause}
+                 ORDER BY at_us DESC, thread_id, seq DESC"
+            ))?;
+            let mut rows = stmt.query(params_from_iter(&values))?;
+            while let Some(row) = rows.next()? {
+                if !page.push(located(row)?) {
+                    break;
+                }
+            }
+            let totals = if page.is_full() {
+                let sql = format!(
+                    "SELECT COUNT(*), COUNT(DISTINCT thread_id) FROM entries WHERE {clause}"
+                );
+                Some(conn.query_row(&sql, params_from_iter(&values), |row| {
+                    Ok((row.get(0)?, row.get(1)?))
+                })?)
+            } else {
+                None
+            };
+            Ok(page.finish(totals))
+        })
+        .await
+    }
+
+    async fn candidates(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        query: &Query,
+    ) -> Result<Vec<Located>, StoreError> {
+        let ns = ns.name().to_owned();
+        // The limit of a search counts results, not threads: [`search`] applies it.
+        let (mut clause, mut values) = filter_sql(&Filter {
+            limit: None,
+            ..filter.clone()
+        });
+        values.insert(0, Value::Text(ns));
+        for word in query.words() {
+            values.push(Value::Text(word.clone()));
+            clause.push_str(&format!(" AND contains(s.folded, ?{})", values.len()));
+        }
+        self.with_conn(move |conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT thread_id, summary, timestamp, at_us, e.seq
+                 FROM entries e JOIN entry_search s ON s.seq = e.seq WHERE {clause}"
+            ))?;
+            stmt.query_map(params_from_iter(&values), located)?
+                .collect()
+        })
+        .await
+    }
+
+    async fn forget(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        at: Option<i64>,
+    ) -> Result<Counts, StoreError> {
+        let (ns, thread) = (ns.name().to_owned(), thread.as_str().to_owned());
+        self.with_conn(move |conn| {
+            let tx = conn.transaction()?;
+            let clause = "namespace = ?1 AND thread_id = ?2 AND (?3 IS NULL OR at_us = ?3)";
+            let before = counts(&tx, clause, params![ns, thread, at])?;
+            tx.execute(
+                &format!("DELETE FROM entries WHERE {clause}"),
+                params![ns, thread, at],
+            )?;
+            let left = counts(
+                &tx,
+                "namespace = ?1 AND thread_id = ?2",
+                params![ns, thread],
+            )?;
+            tx.commit()?;
+            Ok(Counts {
+                threads: u64::from(before.entries > 0 && left.entries == 0),
+                entries: before.entries,
+            })
+        })
+        .await
+    }
+
+    async fn namespaces(&self) -> Result<Vec<NamespaceStats>, StoreError> {
+        self.with_conn(|conn| {
+            let mut stmt = conn.prepare(
+                "SELECT namespace, COUNT(DISTINCT thread_id), COUNT(*),
+                        (SELECT timestamp FROM entries l WHERE l.namespace = e.namespace
+                         ORDER BY at_us DESC LIMIT 1)
+                 FROM entries e GROUP BY namespace ORDER BY namespace",
+            )?;
+            stmt.query_map([], |row| {
+                Ok(NamespaceStats {
+                    name: row.get(0)?,
+                    counts: Counts {
+                        threads: row.get(1)?,
+                        entries: row.get(2)?,
+                    },
+                    last_saved: row.get(3)?,
+                })
+            })?
+            .collect()
+        })
+        .await
+    }
+
+    async fn threads(&self, ns: &Namespace) -> Result<Vec<Thread>, StoreError> {
+        let ns = ns.name().to_owned();
+        self.with_conn(move |conn| {
+            let mut stmt = conn.prepare(
+                "SELECT thread_id, summary, timestamp FROM entries WHERE namespace = ?1
+                 ORDER BY thread_id, seq",
+            )?;
+            let mut threads: Vec<Thread> = Vec::new();
+            let mut rows = stmt.query([ns])?;
+            while let Some(row) = rows.next()? {
+                let id: String = row.get(0)?;
+                let entry = Entry {
+                    summary: row.get(1)?,
+                    timestamp: row.get(2)?,
+                };
+                match threads.last_mut() {
+                    Some(thread) if thread.id == id => thread.entries.push(entry),
+                    _ => threads.push(Thread {
+                        id,
+                        entries: vec![entry],
+                    }),
+                }
+            }
+            Ok(threads)
+        })
+        .await
+    }
+
+    async fn import(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        entries: &[Entry],
+    ) -> Result<u64, StoreError> {
+        let (ns, thread) = (ns.name().to_owned(), thread.as_str().to_owned());
+        let entries = entries.to_vec();
+        self.with_conn(move |conn| {
+            let tx = conn.transaction()?;
+            let mut added = 0;
+            for entry in &entries {
+                let held: bool = tx.query_row(
+                    "SELECT EXISTS (SELECT 1 FROM entries WHERE namespace = ?1 AND thread_id = ?2
+                                    AND summary = ?3 AND timestamp = ?4)",
+                    params![ns, thread, entry.summary, entry.timestamp],
+                    |row| row.get(0),
+                )?;
+                if !held {
+                    insert_entry(&tx, &ns, &thread, entry)?;
+                    added += 1;
+                }
+            }
+            tx.commit()?;
+            Ok(added)
+        })
+        .await
+    }
+
+    async fn delete_namespace(&self, ns: &Namespace) -> Result<Counts, StoreError> {
+        let ns = ns.name().to_owned();
+        self.with_conn(move |conn| {
+            let tx = conn.transaction()?;
+            let held = counts(&tx, "namespace = ?1", [&ns])?;
+            tx.execute("DELETE FROM entries WHERE namespace = ?1", [&ns])?;
+            tx.commit()?;
+            Ok(held)
+        })
+        .await
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        self.with_conn(|conn| conn.query_row("SELECT 1", [], |_| Ok(())))
+            .await
+    }
+}
