@@ -1,14 +1,14 @@
 //! kioku on Firestore over HTTP: the original's data, the document limit, and outages.
 
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use kioku::config::StoreKind;
 use kioku::domain::{Entry, Namespace};
 use serde_json::{Value, json};
 
-use crate::helpers::{
-    ALICE, Emulator, Process, TestApp, api_tokens, error_json, ok_json, spawn_app_with,
-};
+use crate::emulator::Emulator;
+use crate::helpers::{ALICE, Process, TestApp, api_tokens, error_json, ok_json, spawn_app_with};
 use crate::original::{PROJECT, emulator_host, raw_db, write_as_original};
 
 async fn spawn_on_firestore(
@@ -126,7 +126,7 @@ async fn a_thread_at_the_document_limit_drops_its_oldest_summaries() {
 /// readiness fails; once it is back, kioku serves again without a restart.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_outage_answers_503_promptly_and_heals_without_restart() {
-    let emulator = Emulator::start(0);
+    let emulator = Emulator::start(0, Stdio::inherit());
     let port = emulator.port;
     let dir = tempfile::tempdir().unwrap();
     let tokens = api_tokens();
@@ -165,7 +165,7 @@ async fn an_outage_answers_503_promptly_and_heals_without_restart() {
         .unwrap();
     error_json(ready, 503, "store_unavailable").await;
 
-    let _back = Emulator::start(port);
+    let _back = Emulator::start(port, Stdio::inherit());
     ok_json(save("after").await.unwrap()).await;
     let ready = client
         .get(format!("{}/readyz", server.base()))
