@@ -75,7 +75,7 @@ async fn sigterm_stops_the_server_cleanly() {
     let tokens = tokens_env();
     let server = Process::start(dir.path(), &[("API_TOKENS", tokens.as_str())]).unwrap();
     load(&server.base(), ALICE).await;
-    let status = server.terminate();
+    let (status, _) = server.stop_and_collect();
     assert_eq!(status.code(), Some(0));
 }
 
@@ -115,8 +115,7 @@ async fn cloud_run_logs_are_structured_and_hold_no_secrets() {
         .await
         .unwrap();
     assert_eq!(deleted.status(), 200);
-    let log = server.log();
-    drop(server);
+    let (_, log) = server.stop_and_collect();
 
     let lines: Vec<Value> = log
         .iter()
@@ -143,6 +142,16 @@ async fn cloud_run_logs_are_structured_and_hold_no_secrets() {
     assert!(
         lines.iter().any(|l| l["severity"] == "WARNING"),
         "the bare token draws a warning"
+    );
+    // The last request's line, whose path holds the bare token, is read too.
+    let last = lines
+        .iter()
+        .rfind(|l| l["httpRequest"].is_object())
+        .unwrap();
+    assert_eq!(last["httpRequest"]["requestMethod"], "DELETE", "{last}");
+    assert_eq!(
+        last["httpRequest"]["requestUrl"],
+        "/admin/namespaces/{name}"
     );
     for line in &log {
         for secret in [BARE, ALICE, ADMIN, summary] {
@@ -176,7 +185,7 @@ async fn a_local_run_generates_a_private_token() {
         std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&path).unwrap().permissions());
     assert_eq!(mode & 0o777, 0o600);
     assert_eq!(load(&server.base(), &token).await["status"], "empty");
-    let log = server.log();
+    let (_, log) = server.stop_and_collect();
     assert!(
         log.iter()
             .any(|l| l.contains("curl -H \"Authorization: Bearer $(cat")),
