@@ -10,6 +10,8 @@ mod report;
 mod services;
 mod wrk;
 
+#[path = "../../tests/common/emulator.rs"]
+mod emulator;
 #[path = "../../benches/support/text.rs"]
 mod text;
 
@@ -131,7 +133,6 @@ async fn run(args: Args) {
             .original
             .clone()
             .map(|dir| (dir, args.functions_framework.clone())),
-        emulator_script: PathBuf::from("tests/firestore-emulator/server.js"),
     };
     for dir in [&setup.sqlite_dir, &setup.logs] {
         let _ = std::fs::remove_dir_all(dir);

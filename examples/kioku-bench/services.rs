@@ -2,10 +2,11 @@
 //! production, and the Firestore emulator the Firestore-backed ones share.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+
+use crate::emulator::Emulator;
 
 /// One bearer token per workload, so that workloads never see each other's data.
 pub const TOKENS: [(&str, &str); 3] = [
@@ -71,7 +72,6 @@ pub struct Setup {
     pub logs: PathBuf,
     /// The original's directory and the functions-framework to run it with.
     pub original: Option<(PathBuf, PathBuf)>,
-    pub emulator_script: PathBuf,
 }
 
 impl Setup {
@@ -125,7 +125,7 @@ impl Setup {
         let port = free_port();
         let log = append(&self.logs.join(format!("{}.log", kind.slug())));
         let child = self
-            .command(kind, port, emulator.map(|e| e.host.as_str()))
+            .command(kind, port, emulator.map(Emulator::host).as_deref())
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("the log file"))
             .stderr(log)
@@ -140,28 +140,7 @@ impl Setup {
     /// A Firestore emulator of its own for one service, so that no service reads through the
     /// documents another left behind.
     pub fn emulator(&self) -> Emulator {
-        let mut child = Command::new("node")
-            .arg(&self.emulator_script)
-            .arg("0")
-            .stdout(Stdio::piped())
-            .stderr(append(&self.logs.join("emulator.log")))
-            .spawn()
-            .expect("node runs the Firestore emulator");
-        let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
-        let first = lines.next().and_then(Result::ok).unwrap_or_default();
-        let host = first
-            .strip_prefix("listening ")
-            .unwrap_or_else(|| panic!("the Firestore emulator did not start: {first}"))
-            .to_owned();
-        // Keep reading what it prints, so that it never blocks on a full pipe.
-        std::thread::spawn(move || lines.for_each(drop));
-        Emulator {
-            _server: Server {
-                child,
-                base: String::new(),
-            },
-            host,
-        }
+        Emulator::start(0, append(&self.logs.join("emulator.log")))
     }
 }
 
@@ -204,10 +183,4 @@ impl Drop for Server {
         }
         let _ = self.child.wait();
     }
-}
-
-pub struct Emulator {
-    /// Held to stop the emulator when dropped.
-    _server: Server,
-    pub host: String,
 }

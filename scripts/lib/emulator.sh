@@ -1,6 +1,7 @@
 # Sourced by scripts: installs the Firestore emulator the tests use (tests/firestore-emulator,
 # pinned and patched), starts it on a free loopback port, exports FIRESTORE_EMULATOR_HOST, and
-# stops it when the calling script exits.
+# stops it when the calling script exits. The one shell launcher: Rust code that needs an emulator
+# of its own (tests that stop it, the benchmark harness) starts it with tests/common/emulator.rs.
 
 install_firestore_emulator() {
   npm ci --prefix tests/firestore-emulator --no-audit --no-fund --loglevel=error >&2

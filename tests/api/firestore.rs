@@ -1,14 +1,14 @@
 //! kioku on Firestore over HTTP: the original's data, the document limit, and outages.
 
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use kioku::config::StoreKind;
 use kioku::domain::{Entry, Namespace};
 use serde_json::{Value, json};
 
-use crate::helpers::{
-    ALICE, Emulator, Process, TestApp, api_tokens, error_json, ok_json, spawn_app_with,
-};
+use crate::emulator::Emulator;
+use crate::helpers::{ALICE, Process, TestApp, api_tokens, error_json, ok_json, spawn_app_with};
 use crate::original::{PROJECT, emulator_host, raw_db, write_as_original};
 
 async fn spawn_on_firestore(
@@ -32,59 +32,84 @@ fn entry(summary: &str, timestamp: &str) -> Entry {
     }
 }
 
+/// The keys of a JSON object, in its order.
+fn keys(object: &Value) -> Vec<&str> {
+    object
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect()
+}
+
+fn sorted_keys(object: &Value) -> Vec<&str> {
+    let mut keys = keys(object);
+    keys.sort_unstable();
+    keys
+}
+
+/// Asserts that `kioku` answers what `original` does but for the order of its threads: the
+/// same fields, status and count, and the same threads, each with the same entries in the same
+/// order.
+fn assert_same_but_thread_order(kioku: &Value, original: &Value) {
+    assert_eq!(sorted_keys(kioku), sorted_keys(original));
+    assert_eq!(kioku["status"], original["status"]);
+    assert_eq!(kioku["count"], original["count"]);
+    assert_eq!(sorted_keys(&kioku["data"]), sorted_keys(&original["data"]));
+    for id in keys(&original["data"]) {
+        assert_eq!(kioku["data"][id], original["data"][id], "thread {id}");
+    }
+}
+
 /// A GPT moving from the original function keeps its bare token: kioku loads the memories the
-/// original wrote, as the original would return them, and saves where the original would.
+/// original wrote with what the original answered (the same status and count, the same threads,
+/// each with the same entries in the same order), threads most recently saved first where the
+/// original went by thread id, and saves where the original would.
 #[tokio::test]
 async fn a_namespace_written_by_the_original_loads_and_saves_as_the_original_would() {
     let token = format!("seed-{}", uuid::Uuid::new_v4());
     let ns = Namespace::bare_token(&token, 1).unwrap();
     let db = raw_db().await;
+    let uuid_thread = "35b928b1-fe99-4467-a646-9f26996727c8";
     let first = [
         entry("初回", "2025-08-19T08:39:27.174624+09:00"),
         entry("二回目", "2025-08-20T10:00:00+09:00"),
     ];
     let other = [entry("別スレッド", "2025-08-21T12:28:00+09:00")];
-    write_as_original(&db, &ns, "35b928b1-fe99-4467-a646-9f26996727c8", &first).await;
+    write_as_original(&db, &ns, uuid_thread, &first).await;
     write_as_original(&db, &ns, "other", &other).await;
     let app = spawn_on_firestore(&token, |_| {}).await;
 
-    let original_load = json!({
+    // The original's answer, threads in Firestore's order (by document id).
+    let original = json!({
         "status": "loaded",
         "count": 2,
-        "data": {"35b928b1-fe99-4467-a646-9f26996727c8": first, "other": other},
+        "data": {uuid_thread: first, "other": other},
     });
-    assert_eq!(app.load(&token).await, original_load);
+    let loaded = app.load(&token).await;
+    assert_same_but_thread_order(&loaded, &original);
+    assert_eq!(
+        keys(&loaded["data"]),
+        ["other", uuid_thread],
+        "most recently saved first (`other` holds the newest entry), not by thread id"
+    );
 
-    let saved = app
-        .save(
-            &token,
-            Some("35b928b1-fe99-4467-a646-9f26996727c8"),
-            "kiokuで追記",
-        )
-        .await;
+    let saved = app.save(&token, Some(uuid_thread), "kiokuで追記").await;
     assert_eq!(saved["count"], 2);
     let loaded = app.load(&token).await;
-    let thread = loaded["data"]["35b928b1-fe99-4467-a646-9f26996727c8"]
-        .as_array()
-        .unwrap();
+    let thread = loaded["data"][uuid_thread].as_array().unwrap();
     assert_eq!(thread.len(), 3);
     assert_eq!(
         thread[..2],
-        serde_json::to_value(&first).unwrap().as_array().unwrap()[..]
+        original["data"][uuid_thread].as_array().unwrap()[..]
     );
     assert_eq!(
         thread[2],
         json!({"summary": "kiokuで追記", "timestamp": saved["timestamp"]})
     );
-    let order: Vec<_> = loaded["data"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .cloned()
-        .collect();
     assert_eq!(
-        order,
-        ["35b928b1-fe99-4467-a646-9f26996727c8", "other"],
+        keys(&loaded["data"]),
+        [uuid_thread, "other"],
         "the thread just saved comes first"
     );
 }
@@ -126,7 +151,7 @@ async fn a_thread_at_the_document_limit_drops_its_oldest_summaries() {
 /// readiness fails; once it is back, kioku serves again without a restart.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_outage_answers_503_promptly_and_heals_without_restart() {
-    let emulator = Emulator::start(0);
+    let emulator = Emulator::start(0, Stdio::inherit());
     let port = emulator.port;
     let dir = tempfile::tempdir().unwrap();
     let tokens = api_tokens();
@@ -165,7 +190,7 @@ async fn an_outage_answers_503_promptly_and_heals_without_restart() {
         .unwrap();
     error_json(ready, 503, "store_unavailable").await;
 
-    let _back = Emulator::start(port);
+    let _back = Emulator::start(port, Stdio::inherit());
     ok_json(save("after").await.unwrap()).await;
     let ready = client
         .get(format!("{}/readyz", server.base()))

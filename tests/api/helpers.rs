@@ -1,12 +1,14 @@
 //! Starts kioku for a test: in this process through the same `Application` that `main` uses
-//! ([`spawn_app`]), or as the real binary when a test must signal or kill it ([`Process`]).
+//! ([`spawn_app`]), or as the real binary when a test must signal it, kill it or read its log
+//! ([`Process`]).
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use kioku::config::{Settings, StoreKind};
@@ -202,20 +204,20 @@ pub fn summaries(load: &Value) -> Vec<String> {
         .collect()
 }
 
-/// The kioku binary, running with JSON logs; its output is kept for inspection.
+/// The kioku binary, running with JSON logs; its output is kept for inspection once it stops
+/// ([`Process::stop_and_collect`]).
 pub struct Process {
     child: Child,
     pub address: SocketAddr,
-    pub output: Arc<Mutex<Vec<String>>>,
+    output: Arc<Mutex<Vec<String>>>,
+    /// The threads draining stdout and stderr into `output`, which end when the process does.
+    readers: Vec<JoinHandle<()>>,
 }
 
 impl Process {
     /// Starts the binary with only `env` in its environment and waits for its "listening"
-    /// line. Returns the exit status instead if it stops before listening.
-    pub fn start(
-        data_dir: &Path,
-        env: &[(&str, &str)],
-    ) -> Result<Self, (std::process::ExitStatus, Vec<String>)> {
+    /// line. Returns the exit status and every line instead if it stops before listening.
+    pub fn start(data_dir: &Path, env: &[(&str, &str)]) -> Result<Self, (ExitStatus, Vec<String>)> {
         let mut child = Command::new(env!("CARGO_BIN_EXE_kioku"))
             .env_clear()
             .env("PORT", "0")
@@ -230,20 +232,20 @@ impl Process {
         let (listening, address) = mpsc::channel();
         let stdout = child.stdout.take().unwrap();
         let stderr = child.stderr.take().unwrap();
-        collect_lines(stderr, Arc::clone(&output), None);
-        let reader = collect_lines(stdout, Arc::clone(&output), Some(listening));
+        let mut readers = vec![
+            collect_lines(stderr, Arc::clone(&output), None),
+            collect_lines(stdout, Arc::clone(&output), Some(listening)),
+        ];
         match address.recv_timeout(Duration::from_secs(30)) {
             Ok(address) => Ok(Self {
                 child,
                 address,
                 output,
+                readers,
             }),
             Err(_) => {
                 let _ = child.kill();
-                let status = child.wait().unwrap();
-                reader.join().unwrap();
-                let lines = output.lock().unwrap().clone();
-                Err((status, lines))
+                Err(wait_and_drain(&mut child, &mut readers, &output))
             }
         }
     }
@@ -252,12 +254,15 @@ impl Process {
         format!("http://127.0.0.1:{}", self.address.port())
     }
 
+    /// SIGKILL: the process dies at once, as in a crash.
     pub fn kill(&mut self) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
     }
 
-    pub fn terminate(mut self) -> std::process::ExitStatus {
+    /// Stops the process with SIGTERM, as Cloud Run does, and returns its exit status and every
+    /// line it wrote, the last included: a check that something is not in the log needs them all.
+    pub fn stop_and_collect(mut self) -> (ExitStatus, Vec<String>) {
         let pid = self.child.id().to_string();
         assert!(
             Command::new("kill")
@@ -266,11 +271,7 @@ impl Process {
                 .unwrap()
                 .success()
         );
-        self.child.wait().unwrap()
-    }
-
-    pub fn log(&self) -> Vec<String> {
-        self.output.lock().unwrap().clone()
+        wait_and_drain(&mut self.child, &mut self.readers, &self.output)
     }
 }
 
@@ -281,12 +282,25 @@ impl Drop for Process {
     }
 }
 
+/// Waits for `child` to exit and `readers` to drain its output; its status and every line.
+fn wait_and_drain(
+    child: &mut Child,
+    readers: &mut Vec<JoinHandle<()>>,
+    output: &Mutex<Vec<String>>,
+) -> (ExitStatus, Vec<String>) {
+    let status = child.wait().unwrap();
+    for reader in readers.drain(..) {
+        reader.join().unwrap();
+    }
+    (status, output.lock().unwrap().clone())
+}
+
 /// Reads `stream` line by line into `output`; sends the listening address once it is logged.
 fn collect_lines(
     stream: impl std::io::Read + Send + 'static,
     output: Arc<Mutex<Vec<String>>>,
     mut listening: Option<mpsc::Sender<SocketAddr>>,
-) -> std::thread::JoinHandle<()> {
+) -> JoinHandle<()> {
     std::thread::spawn(move || {
         for line in BufReader::new(stream).lines() {
             let Ok(line) = line else { break };
@@ -318,46 +332,4 @@ fn listening_address(line: &str) -> Option<SocketAddr> {
 
 pub fn data_file(dir: &TempDir) -> PathBuf {
     dir.path().join("kioku.sqlite3")
-}
-
-/// A Firestore emulator of a test's own, for tests that stop it. `scripts/test` installs it.
-pub struct Emulator {
-    child: Child,
-    pub port: u16,
-}
-
-impl Emulator {
-    /// Starts on `port` (0: any free port) and waits for its `listening` line.
-    pub fn start(port: u16) -> Self {
-        let script =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/firestore-emulator/server.js");
-        let mut child = Command::new("node")
-            .arg(script)
-            .arg(port.to_string())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node runs");
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        let port = first
-            .trim()
-            .strip_prefix("listening 127.0.0.1:")
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("the emulator did not start: {first:?}"));
-        Self { child, port }
-    }
-
-    pub fn host(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for Emulator {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }

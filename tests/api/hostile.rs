@@ -266,8 +266,12 @@ async fn no_token_or_summary_is_ever_logged() {
             .send()
             .await
             .unwrap();
-        let log = server.log().join("\n");
-        assert!(log.contains("GET /"), "requests were logged: {log}");
+        let (_, log) = server.stop_and_collect();
+        // One line per request sent (four per token, and the Basic one), the last included: the
+        // check below reads the whole log.
+        let requests = log.iter().filter(|l| l.contains("requestMethod")).count();
+        assert_eq!(requests, 4 * 4 + 1, "{log:?}");
+        let log = log.join("\n");
         for secret in [
             ALICE,
             BOB,

@@ -1,6 +1,8 @@
 //! The HTTP contract, tested against a running server over a socket.
 
 mod auth;
+#[path = "../common/emulator.rs"]
+mod emulator;
 mod errors;
 mod firestore;
 mod health;

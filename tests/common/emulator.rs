@@ -1,0 +1,66 @@
+//! Starts a Firestore emulator of the caller's own (`tests/firestore-emulator/server.js`, which
+//! `scripts/lib/emulator.sh` installs) and stops it when dropped. Shared by the HTTP tests and
+//! the benchmark harness; scripts start theirs with `scripts/lib/emulator.sh`.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How long the emulator may take to print its `listening` line, as in `scripts/lib/emulator.sh`.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+
+pub struct Emulator {
+    child: Child,
+    pub port: u16,
+}
+
+impl Emulator {
+    /// Starts on `port` of 127.0.0.1 (0: any free port) and waits for its `listening` line;
+    /// what it prints on stderr goes to `stderr`.
+    pub fn start(port: u16, stderr: impl Into<Stdio>) -> Self {
+        let script =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/firestore-emulator/server.js");
+        let mut child = Command::new("node")
+            .arg(script)
+            .arg(port.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .expect("node runs the Firestore emulator");
+        let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
+        let (first_tx, first_rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = first_tx.send(lines.next().and_then(Result::ok));
+            // Keep reading, so that it never blocks on a full pipe.
+            lines.for_each(drop);
+        });
+        let first = first_rx.recv_timeout(START_TIMEOUT).ok().flatten();
+        let port = first
+            .as_deref()
+            .and_then(|line| line.strip_prefix("listening 127.0.0.1:"))
+            .and_then(|port| port.parse().ok());
+        match port {
+            Some(port) => Self { child, port },
+            None => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("the Firestore emulator did not start: {first:?}");
+            }
+        }
+    }
+
+    /// Its address, as `FIRESTORE_EMULATOR_HOST` takes it.
+    pub fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
