@@ -6,13 +6,6 @@ use serde_json::{Value, json};
 
 use crate::helpers::{ALICE, data_file, error_json, spawn_app, spawn_app_with};
 
-async fn assert_nothing_stored(app: &crate::helpers::TestApp) {
-    assert_eq!(
-        app.load(ALICE).await,
-        json!({"status": "empty", "count": 0, "data": {}})
-    );
-}
-
 #[tokio::test]
 async fn bad_query_parameters_are_refused_with_what_to_change() {
     let app = spawn_app().await;
@@ -86,7 +79,7 @@ async fn bad_query_parameters_are_refused_with_what_to_change() {
         let response = app.get(Some(ALICE), query).send().await.unwrap();
         error_json(response, 400, code).await;
     }
-    assert_nothing_stored(&app).await;
+    app.assert_nothing_stored().await;
 }
 
 #[tokio::test]
@@ -103,7 +96,7 @@ async fn an_over_long_summary_names_the_limit() {
     let body = error_json(response, 400, "summary_too_long").await;
     assert_eq!(body["limit"], 1_000);
     assert!(body["message"].as_str().unwrap().contains("1000"), "{body}");
-    assert_nothing_stored(&app).await;
+    app.assert_nothing_stored().await;
 }
 
 #[tokio::test]
@@ -163,7 +156,7 @@ async fn bad_json_bodies_are_refused() {
     let huge = json!({"mode": "save", "summary": "x".repeat(1_000_000)});
     let response = app.post(Some(ALICE), &huge).send().await.unwrap();
     error_json(response, 413, "body_too_large").await;
-    assert_nothing_stored(&app).await;
+    app.assert_nothing_stored().await;
 }
 
 /// Another connection holds the database's write lock: saves are answered 503 with

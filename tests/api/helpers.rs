@@ -145,6 +145,14 @@ impl TestApp {
         ok_json(self.get(Some(token), &query).send().await.unwrap()).await
     }
 
+    /// Asserts that ALICE's memory holds nothing: what a refused request must leave.
+    pub async fn assert_nothing_stored(&self) {
+        assert_eq!(
+            self.load(ALICE).await,
+            serde_json::json!({"status": "empty", "count": 0, "data": {}})
+        );
+    }
+
     pub async fn load(&self, token: &str) -> Value {
         ok_json(
             self.get(Some(token), &[("mode", "load")])

@@ -8,10 +8,6 @@ use crate::helpers::{
     ALICE, BOB, Process, TestApp, api_tokens, error_json, ok_json, spawn_app, spawn_app_with,
 };
 
-async fn assert_nothing_stored(app: &TestApp) {
-    assert_eq!(app.load(ALICE).await["count"], 0);
-}
-
 #[tokio::test]
 async fn broken_percent_encoding_and_invalid_utf8_are_refused() {
     let app = spawn_app().await;
@@ -32,7 +28,7 @@ async fn broken_percent_encoding_and_invalid_utf8_are_refused() {
             .unwrap();
         error_json(response, 400, "malformed_query").await;
     }
-    assert_nothing_stored(&app).await;
+    app.assert_nothing_stored().await;
 }
 
 #[tokio::test]
@@ -86,7 +82,7 @@ async fn path_like_and_reserved_thread_ids_are_refused() {
         )
         .await;
     }
-    assert_nothing_stored(&app).await;
+    app.assert_nothing_stored().await;
 }
 
 #[tokio::test]
@@ -110,7 +106,7 @@ async fn oversized_targets_and_headers_get_414_and_431() {
         .await
         .unwrap();
     error_json(response, 431, "headers_too_large").await;
-    assert_nothing_stored(&app).await;
+    app.assert_nothing_stored().await;
 }
 
 #[tokio::test]
@@ -138,7 +134,7 @@ async fn json_of_the_wrong_shape_or_depth_is_refused() {
             .unwrap();
         error_json(response, 400, "malformed_json").await;
     }
-    assert_nothing_stored(&app).await;
+    app.assert_nothing_stored().await;
 }
 
 #[tokio::test]
