@@ -19,18 +19,8 @@ pub fn register(cfg: &mut web::ServiceConfig) {
 
 /// The schema, for this server's public URL.
 fn schema(req: &HttpRequest, app: &AppState) -> utoipa::openapi::OpenApi {
-    let derived;
-    let server_url = match &app.public_url {
-        Some(url) => url.as_str(),
-        None => {
-            // Cloud Run forwards the client's scheme and host; actix reads them.
-            let info = req.connection_info();
-            derived = format!("{}://{}", info.scheme(), info.host());
-            &derived
-        }
-    };
     schema::document(&SchemaOptions {
-        server_url,
+        server_url: &app.base_url(req),
         include_post: app.schema_post,
         max_summary_chars: app.memory.rules().max_summary_chars,
     })
