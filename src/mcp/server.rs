@@ -25,11 +25,11 @@ use crate::telemetry::ErrorChain;
 #[derive(Clone)]
 pub struct MemoryServer {
     memory: Arc<Memory>,
-    instructions: &'static str,
+    instructions: Arc<str>,
 }
 
 impl MemoryServer {
-    pub fn new(memory: Arc<Memory>, instructions: &'static str) -> Self {
+    pub fn new(memory: Arc<Memory>, instructions: Arc<str>) -> Self {
         Self {
             memory,
             instructions,
@@ -66,7 +66,7 @@ impl ServerHandler for MemoryServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("kioku", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.instructions)
+            .with_instructions(self.instructions.as_ref())
     }
 
     async fn list_tools(

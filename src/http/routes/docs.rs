@@ -3,13 +3,11 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
+use crate::guide::{self, Door, Language};
 use crate::http::error::ApiError;
 use crate::http::schema::{self, SchemaOptions};
 use crate::http::state::AppState;
 use crate::http::strict_query::StrictQuery;
-
-const PROMPT_JA: &str = include_str!("../../../prompts/system_prompt.ja.md");
-const PROMPT_EN: &str = include_str!("../../../prompts/system_prompt.en.md");
 
 pub fn register(cfg: &mut web::ServiceConfig) {
     cfg.route("/openapi.json", web::get().to(openapi_json))
@@ -46,11 +44,12 @@ pub struct PromptQuery {
 pub async fn prompt(
     StrictQuery(query): StrictQuery<PromptQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let text = match query.lang.as_deref() {
-        None | Some("ja") => PROMPT_JA,
-        Some("en") => PROMPT_EN,
+    let language = match query.lang.as_deref() {
+        None | Some("ja") => Language::Japanese,
+        Some("en") => Language::English,
         Some(_) => return Err(ApiError::UnknownLanguage),
     };
+    let text = guide::render(language, Door::GptAction);
     Ok(HttpResponse::Ok()
         .content_type("text/markdown; charset=utf-8")
         .body(text))
