@@ -1,6 +1,7 @@
 //! The stable, machine-readable name of every refusal, the same whichever door a request came
 //! through; clients branch on it, so a name never changes.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -9,7 +10,7 @@ use crate::domain::ValidationError;
 use crate::memory::MemoryError;
 
 /// Every error answer: `{"status":"error","code":…,"message":…}`.
-#[derive(Serialize, ToSchema)]
+#[derive(Serialize, ToSchema, JsonSchema)]
 pub struct ErrorBody {
     status: ErrorStatus,
     code: ErrorCode,
@@ -20,7 +21,7 @@ pub struct ErrorBody {
     limit: Option<usize>,
 }
 
-#[derive(Serialize, ToSchema)]
+#[derive(Serialize, ToSchema, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum ErrorStatus {
     Error,
@@ -47,7 +48,7 @@ impl ErrorBody {
 }
 
 /// A stable, machine-readable name for each error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     MissingCredentials,

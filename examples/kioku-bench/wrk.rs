@@ -15,11 +15,16 @@ request = function()
     return wrk.format(nil, "/?mode=save&thread_id=w" .. math.random(1000) .. "&summary=" .. summary)
   end
   if mcp then
-    return wrk.format("POST", "/mcp", {
-      ["Content-Type"] = "application/json",
-      ["Accept"] = "application/json, text/event-stream",
-      ["MCP-Protocol-Version"] = os.getenv("KIOKU_BENCH_MCP_VERSION"),
-    }, mcp)
+    -- Headers given to wrk.format replace wrk's own (Host, and Authorization from the
+    -- command line), so they are copied first.
+    if not mcp_headers then
+      mcp_headers = {}
+      for name, value in pairs(wrk.headers) do mcp_headers[name] = value end
+      mcp_headers["Content-Type"] = "application/json"
+      mcp_headers["Accept"] = "application/json, text/event-stream"
+      mcp_headers["MCP-Protocol-Version"] = os.getenv("KIOKU_BENCH_MCP_VERSION")
+    end
+    return wrk.format("POST", "/mcp", mcp_headers, mcp)
   end
   return wrk.format(nil, "/?mode=load")
 end

@@ -5,8 +5,10 @@ use std::sync::Arc;
 
 use rmcp::handler::server::common::{schema_for_output, schema_for_type};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use serde_json::Value;
 
 use super::arguments::{ForgetArguments, LoadArguments, SaveArguments};
+use crate::error_code::ErrorBody;
 use crate::memory::{Forgotten, LoadAnswer, Saved};
 
 pub const SAVE: &str = "save_memory";
@@ -28,7 +30,7 @@ fn save() -> Tool {
         schema_for_type::<SaveArguments>(),
     )
     .with_title("Save to memory")
-    .with_raw_output_schema(object_schema(schema_for_output::<Saved>()))
+    .with_raw_output_schema(answer_or_refusal(schema_for_output::<Saved>()))
     .with_annotations(
         ToolAnnotations::with_title("Save to memory")
             .read_only(false)
@@ -49,7 +51,7 @@ fn load() -> Tool {
         schema_for_type::<LoadArguments>(),
     )
     .with_title("Load memories")
-    .with_raw_output_schema(object_schema(schema_for_output::<LoadAnswer>()))
+    .with_raw_output_schema(answer_or_refusal(schema_for_output::<LoadAnswer>()))
     .with_annotations(
         ToolAnnotations::with_title("Load memories")
             .read_only(true)
@@ -68,7 +70,7 @@ fn forget() -> Tool {
         schema_for_type::<ForgetArguments>(),
     )
     .with_title("Forget a memory")
-    .with_raw_output_schema(object_schema(schema_for_output::<Forgotten>()))
+    .with_raw_output_schema(answer_or_refusal(schema_for_output::<Forgotten>()))
     .with_annotations(
         ToolAnnotations::with_title("Forget a memory")
             .read_only(false)
@@ -78,12 +80,28 @@ fn forget() -> Tool {
     )
 }
 
-/// `schema` with `"type": "object"` at its root: clients of earlier protocol versions accept
-/// only object output schemas, and every answer here is an object (a load's is one of two).
-fn object_schema(schema: Arc<JsonObject>) -> Arc<JsonObject> {
-    let mut schema = (*schema).clone();
-    schema
-        .entry("type")
-        .or_insert_with(|| serde_json::Value::String("object".into()));
+/// What a tool's `structuredContent` may be: its answer, or a refusal (`isError: true`). Clients
+/// check error results against the output schema too (the TypeScript SDK does), so it names
+/// both; `"type": "object"` at the root, as clients of earlier protocol versions require.
+fn answer_or_refusal(answer: Arc<JsonObject>) -> Arc<JsonObject> {
+    let mut defs = JsonObject::new();
+    let branches: Vec<Value> = [answer, schema_for_output::<ErrorBody>()]
+        .into_iter()
+        .map(|schema| {
+            let mut schema = (*schema).clone();
+            schema.remove("$schema");
+            // References point at the root's `$defs`, where every branch's definitions go.
+            if let Some(Value::Object(own)) = schema.remove("$defs") {
+                defs.extend(own);
+            }
+            Value::Object(schema)
+        })
+        .collect();
+    let mut schema = JsonObject::new();
+    schema.insert("type".into(), "object".into());
+    schema.insert("anyOf".into(), branches.into());
+    if !defs.is_empty() {
+        schema.insert("$defs".into(), defs.into());
+    }
     Arc::new(schema)
 }

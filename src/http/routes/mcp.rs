@@ -34,12 +34,13 @@ pub fn service(server: MemoryServer, public_url: Option<&str>, body_limit: usize
         .enforce_origin_validation();
     config = match public_url.and_then(|url| url.parse::<http::Uri>().ok()) {
         Some(url) => {
-            let origin = format!(
-                "{}://{}",
-                url.scheme_str().unwrap_or("https"),
-                url.authority().map_or("", |a| a.as_str())
-            );
+            let scheme = url.scheme_str().unwrap_or("https");
             let host = url.host().unwrap_or_default().to_owned();
+            // An explicit port: a browser's Origin without one means the scheme's default.
+            let port = url
+                .port_u16()
+                .unwrap_or(if scheme == "http" { 80 } else { 443 });
+            let origin = format!("{scheme}://{host}:{port}");
             config.with_allowed_origins([origin]).with_allowed_hosts([
                 host,
                 "localhost".into(),
@@ -138,14 +139,19 @@ fn challenge(err: &ApiError, base_url: &str) -> HttpResponse {
     response
 }
 
-/// The protected resource's metadata (RFC 9728, section 2): `/mcp` takes bearer tokens in
-/// the `Authorization` header.
+/// The protected resource's metadata (RFC 9728, section 2): the API, or `/mcp`, takes
+/// bearer tokens in the `Authorization` header. The resource is the URL the metadata was asked
+/// for without the well-known prefix (section 3.3).
 async fn resource_metadata(req: HttpRequest, app: web::Data<AppState>) -> HttpResponse {
     let base = app.base_url(&req);
+    let suffix = req
+        .path()
+        .strip_prefix("/.well-known/oauth-protected-resource")
+        .unwrap_or_default();
     HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "max-age=3600"))
         .json(serde_json::json!({
-            "resource": format!("{base}/mcp"),
+            "resource": format!("{base}{suffix}"),
             "bearer_methods_supported": ["header"],
             "resource_name": "kioku",
         }))
