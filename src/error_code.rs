@@ -8,6 +8,44 @@ use crate::credentials::AuthError;
 use crate::domain::ValidationError;
 use crate::memory::MemoryError;
 
+/// Every error answer: `{"status":"error","code":…,"message":…}`.
+#[derive(Serialize, ToSchema)]
+pub struct ErrorBody {
+    status: ErrorStatus,
+    code: ErrorCode,
+    /// What went wrong and what to change, in one sentence.
+    message: String,
+    /// The limit that was passed, where one was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limit: Option<usize>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+enum ErrorStatus {
+    Error,
+}
+
+impl ErrorBody {
+    pub fn new(code: ErrorCode, message: String, limit: Option<usize>) -> Self {
+        Self {
+            status: ErrorStatus::Error,
+            code,
+            message,
+            limit,
+        }
+    }
+
+    /// The answer to a failed memory operation, whichever door it came through.
+    pub fn of_memory(err: &MemoryError) -> Self {
+        let limit = match err {
+            MemoryError::Invalid(ValidationError::SummaryTooLong { limit, .. }) => Some(*limit),
+            _ => None,
+        };
+        Self::new(err.into(), err.to_string(), limit)
+    }
+}
+
 /// A stable, machine-readable name for each error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]

@@ -11,7 +11,8 @@
 //!   of a local run. [`rate_limit`]: requests a minute per namespace.
 //! - [`memory`]: save, load and forget: what every door (the HTTP API, and MCP tools and the
 //!   memory page to come) calls, so that each rule is written once. [`error_code`]: the stable
-//!   names of its refusals.
+//!   names of its refusals. [`guide`]: the usage guide a model follows, for every door.
+//! - [`mcp`]: the same operations as MCP tools, served through the official SDK (`rmcp`).
 //! - [`transfer`]: memories as JSON Lines, for `kioku export`, `kioku import` and
 //!   `/admin/export`.
 //! - [`config`] (settings from flags and the environment) and [`telemetry`] (the log format).
@@ -23,7 +24,9 @@ pub mod config;
 pub mod credentials;
 pub mod domain;
 pub mod error_code;
+pub mod guide;
 pub mod http;
+pub mod mcp;
 pub mod memory;
 pub mod rate_limit;
 pub mod startup;

@@ -35,9 +35,15 @@ impl fmt::Display for ErrorChain<'_> {
     }
 }
 
-/// Installs the global subscriber. `RUST_LOG` adjusts levels (default `info`).
+/// What is logged unless `RUST_LOG` says otherwise: kioku's own lines, and only warnings of
+/// the MCP SDK, whose info lines (one set per stateless request) add nothing to the request
+/// log.
+const DEFAULT_FILTER: &str = "info,rmcp=warn";
+
+/// Installs the global subscriber. `RUST_LOG` adjusts levels (default [`DEFAULT_FILTER`]).
 pub fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
     let builder = subscriber_fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::stdout().is_terminal());

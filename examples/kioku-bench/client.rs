@@ -45,6 +45,28 @@ pub async fn save(client: &reqwest::Client, base: &str, token: &str, thread: &st
     }
 }
 
+/// The JSON-RPC body of an MCP `load_memories` call with no arguments: the same load as
+/// `GET /?mode=load`.
+pub const MCP_LOAD: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"load_memories","arguments":{}}}"#;
+/// The protocol version the MCP calls declare (stateless: no `initialize` first).
+pub const MCP_PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// An MCP `load_memories` call, through `/mcp`.
+pub async fn mcp_load(client: &reqwest::Client, base: &str, token: &str) {
+    let request = client
+        .post(format!("{}/mcp", base.trim_end_matches('/')))
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", MCP_PROTOCOL_VERSION)
+        .body(MCP_LOAD);
+    match ok_body(request).await {
+        Ok(body) if body.contains(r#""isError":false"#) => {}
+        Ok(body) => panic!("an MCP load from {base} failed: {body}"),
+        Err(e) => panic!("an MCP load from {base} failed: {e}"),
+    }
+}
+
 /// A load's time and answer.
 pub async fn load(client: &reqwest::Client, base: &str, token: &str) -> (Duration, String) {
     let started = Instant::now();

@@ -22,6 +22,7 @@ use actix_web::{App, HttpResponse, HttpServer, web};
 use clap::{Parser, Subcommand};
 
 use services::{Kind, Setup, token};
+use wrk::Requests;
 
 #[derive(Parser)]
 struct Cli {
@@ -78,10 +79,13 @@ pub struct Measured {
     pub cold_starts_ms: Vec<f64>,
     pub cpu_save_us: Option<f64>,
     pub cpu_load_us: f64,
+    /// The same load as an MCP `load_memories` call (kioku only).
+    pub cpu_mcp_load_us: Option<f64>,
     pub idle_bytes: u64,
     pub peak_bytes: u64,
     pub loads: Vec<wrk::Run>,
     pub saves: Vec<wrk::Run>,
+    pub mcp_loads: Vec<wrk::Run>,
     pub growth: Vec<client::Step>,
     pub small_load: String,
 }
@@ -192,16 +196,43 @@ async fn measure(setup: &Setup, kind: Kind, args: &Args) -> Measured {
         client::load(http, base, token("small")).await;
     };
     let cpu_load_us = client::cpu_per_request(pid, args.requests, load).await;
+    let cpu_mcp_load_us = if kind.is_kioku() {
+        let mcp_load = |_| async move {
+            client::mcp_load(http, base, token("small")).await;
+        };
+        Some(client::cpu_per_request(pid, args.requests, mcp_load).await)
+    } else {
+        None
+    };
 
     let peak = procfs::PeakRss::watch(pid);
     let loads: Vec<wrk::Run> = CONNECTIONS
-        .map(|c| wrk::run(base, token("small"), c, args.seconds, None))
+        .map(|c| wrk::run(base, token("small"), c, args.seconds, Requests::Loads))
         .into();
     // `=<summary, URL-encoded>`, for wrk to put in each save's query.
     let encoded = serde_urlencoded::to_string([("", text)]).expect("encodes")[1..].to_owned();
     let saves: Vec<wrk::Run> = if kind.saves() {
         CONNECTIONS
-            .map(|c| wrk::run(base, token("save"), c, args.seconds, Some(&encoded)))
+            .map(|c| {
+                wrk::run(
+                    base,
+                    token("save"),
+                    c,
+                    args.seconds,
+                    Requests::Saves(&encoded),
+                )
+            })
+            .into()
+    } else {
+        Vec::new()
+    };
+    let mcp = Requests::Mcp {
+        body: client::MCP_LOAD,
+        version: client::MCP_PROTOCOL_VERSION,
+    };
+    let mcp_loads: Vec<wrk::Run> = if kind.is_kioku() {
+        CONNECTIONS
+            .map(|c| wrk::run(base, token("small"), c, args.seconds, mcp))
             .into()
     } else {
         Vec::new()
@@ -228,10 +259,12 @@ async fn measure(setup: &Setup, kind: Kind, args: &Args) -> Measured {
         cold_starts_ms,
         cpu_save_us,
         cpu_load_us,
+        cpu_mcp_load_us,
         idle_bytes,
         peak_bytes,
         loads,
         saves,
+        mcp_loads,
         growth,
         small_load,
     }

@@ -87,6 +87,10 @@ fn loads(m: &Measured) -> &[wrk::Run] {
     &m.loads
 }
 
+fn mcp_loads(m: &Measured) -> &[wrk::Run] {
+    &m.mcp_loads
+}
+
 fn saves(m: &Measured) -> &[wrk::Run] {
     &m.saves
 }
@@ -171,6 +175,17 @@ fn targets(out: &mut String, all: &[Measured]) {
             target(out, &what, p99, |x| x <= 1.0);
         }
     }
+    for kioku in [Kind::KiokuFirestore, Kind::KiokuSqlite]
+        .into_iter()
+        .filter_map(find)
+    {
+        let share = kioku.cpu_mcp_load_us.map(|mcp| mcp / kioku.cpu_load_us);
+        let what = format!(
+            "{}: CPU per MCP `load_memories` ÷ per `GET /?mode=load` ≤ 1.5",
+            kioku.kind.name()
+        );
+        target(out, &what, share, |x| x <= 1.5);
+    }
     if let (Some(sqlite), Some(ceiling)) = (find(Kind::KiokuSqlite), find(Kind::Ceiling)) {
         let share = peak_rate(&sqlite.loads) / peak_rate(&ceiling.loads);
         let what = "kioku, SQLite: small loads/s ÷ constant-body ceiling ≥ 0.5 (best of 1, 8, 64 connections)";
@@ -204,17 +219,20 @@ fn cold_starts(out: &mut String, all: &[Measured], original: Option<&Measured>, 
 }
 
 fn cpu(out: &mut String, all: &[Measured], original: Option<&Measured>, requests: usize) {
-    writeln!(out, "\n### Server CPU per request\n\nUser + system time of the server process and its children (/proc/<pid>/stat), over {requests} requests of each kind sent one after another: a save of a {}-character summary, and a load of the 10-thread namespace. The emulator's CPU is not counted.\n", client::SUMMARY_CHARS).unwrap();
-    writeln!(out, "| Service | per save | per load | save ÷ original | load ÷ original |\n| --- | ---: | ---: | ---: | ---: |").unwrap();
+    writeln!(out, "\n### Server CPU per request\n\nUser + system time of the server process and its children (/proc/<pid>/stat), over {requests} requests of each kind sent one after another: a save of a {}-character summary, a load of the 10-thread namespace, and kioku's same load as an MCP `load_memories` call (`POST /mcp`, stateless, one JSON-RPC request). The emulator's CPU is not counted.\n", client::SUMMARY_CHARS).unwrap();
+    writeln!(out, "| Service | per save | per load | per MCP load | save ÷ original | load ÷ original |\n| --- | ---: | ---: | ---: | ---: | ---: |").unwrap();
     for m in all {
         let save = m
             .cpu_save_us
             .map_or("–".into(), |us| format!("{} µs", fig(us)));
         let save_ratio = ratio(m, original, |m| m.cpu_save_us);
         let load_ratio = ratio(m, original, |m| Some(m.cpu_load_us));
+        let mcp = m
+            .cpu_mcp_load_us
+            .map_or("–".into(), |us| format!("{} µs", fig(us)));
         writeln!(
             out,
-            "| {} | {save} | {} µs | {save_ratio} | {load_ratio} |",
+            "| {} | {save} | {} µs | {mcp} | {save_ratio} | {load_ratio} |",
             m.kind.name(),
             fig(m.cpu_load_us)
         )
@@ -350,6 +368,18 @@ fn section(machine: &Machine, all: &[Measured], args: &Args, chart: &Path) -> St
         all,
         original,
         saves,
+    );
+    let intro = format!(
+        "wrk, {} s per run, the small load as an MCP `load_memories` call (`POST /mcp`, one JSON-RPC request each, no session), beside the `GET` loads above.",
+        args.seconds
+    );
+    latency(
+        &mut out,
+        "Small loads over MCP: latency and throughput",
+        &intro,
+        all,
+        None,
+        mcp_loads,
     );
     growth(&mut out, all, chart);
     out

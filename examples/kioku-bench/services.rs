@@ -56,6 +56,11 @@ impl Kind {
         matches!(self, Kind::KiokuFirestore | Kind::Original)
     }
 
+    /// Whether it is kioku, which also serves MCP.
+    pub fn is_kioku(self) -> bool {
+        matches!(self, Kind::KiokuSqlite | Kind::KiokuFirestore)
+    }
+
     /// Whether it stores anything: the ceiling only answers.
     pub fn saves(self) -> bool {
         self != Kind::Ceiling

@@ -4,13 +4,22 @@ use std::process::Command;
 
 use serde::Deserialize;
 
-/// Loads, or saves spread over 1,000 threads when KIOKU_BENCH_SUMMARY holds a URL-encoded
-/// summary; `done` prints the figures as one JSON line.
+/// Loads; or saves spread over 1,000 threads when KIOKU_BENCH_SUMMARY holds a URL-encoded
+/// summary; or MCP calls when KIOKU_BENCH_MCP holds a JSON-RPC body. `done` prints the figures
+/// as one JSON line.
 const SCRIPT: &str = r#"
 local summary = os.getenv("KIOKU_BENCH_SUMMARY")
+local mcp = os.getenv("KIOKU_BENCH_MCP")
 request = function()
   if summary then
     return wrk.format(nil, "/?mode=save&thread_id=w" .. math.random(1000) .. "&summary=" .. summary)
+  end
+  if mcp then
+    return wrk.format("POST", "/mcp", {
+      ["Content-Type"] = "application/json",
+      ["Accept"] = "application/json, text/event-stream",
+      ["MCP-Protocol-Version"] = os.getenv("KIOKU_BENCH_MCP_VERSION"),
+    }, mcp)
   end
   return wrk.format(nil, "/?mode=load")
 end
@@ -41,15 +50,21 @@ pub struct Run {
     pub errors: u64,
 }
 
-/// `seconds` of requests over `connections` keep-alive connections to `base` with `token`:
-/// saves of `save_summary` (URL-encoded) if given, else loads.
-pub fn run(
-    base: &str,
-    token: &str,
-    connections: u32,
-    seconds: u32,
-    save_summary: Option<&str>,
-) -> Run {
+/// What a run sends.
+#[derive(Clone, Copy)]
+pub enum Requests<'a> {
+    Loads,
+    /// Saves of this summary, URL-encoded.
+    Saves(&'a str),
+    /// MCP calls with this JSON-RPC body, declaring this protocol version.
+    Mcp {
+        body: &'a str,
+        version: &'a str,
+    },
+}
+
+/// `seconds` of `requests` over `connections` keep-alive connections to `base` with `token`.
+pub fn run(base: &str, token: &str, connections: u32, seconds: u32, requests: Requests) -> Run {
     let script = std::env::temp_dir().join(format!("kioku-bench-{}.lua", std::process::id()));
     std::fs::write(&script, SCRIPT).expect("the wrk script is written");
     let mut command = Command::new("wrk");
@@ -61,9 +76,18 @@ pub fn run(
         .arg(format!("--script={}", script.display()))
         .arg(format!("--header=Authorization: Bearer {token}"))
         .arg(base)
-        .env_remove("KIOKU_BENCH_SUMMARY");
-    if let Some(summary) = save_summary {
-        command.env("KIOKU_BENCH_SUMMARY", summary);
+        .env_remove("KIOKU_BENCH_SUMMARY")
+        .env_remove("KIOKU_BENCH_MCP");
+    match requests {
+        Requests::Loads => {}
+        Requests::Saves(summary) => {
+            command.env("KIOKU_BENCH_SUMMARY", summary);
+        }
+        Requests::Mcp { body, version } => {
+            command
+                .env("KIOKU_BENCH_MCP", body)
+                .env("KIOKU_BENCH_MCP_VERSION", version);
+        }
     }
     let output = command.output().expect("wrk runs (apt-get install wrk)");
     let stdout = String::from_utf8_lossy(&output.stdout);

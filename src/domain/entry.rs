@@ -2,13 +2,14 @@
 
 use chrono::{SecondsFormat, Utc};
 use chrono_tz::Tz;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::Summary;
 
 /// One saved summary, with the field names and string timestamp of the original's layout.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct Entry {
     /// The text saved.
     pub summary: String,

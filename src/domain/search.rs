@@ -2,6 +2,7 @@
 //! and then by recency, within the answer's budget, with a cursor to the rest.
 
 use chrono::DateTime;
+use schemars::JsonSchema;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -9,7 +10,7 @@ use super::budget::{Budget, cut_to_fit, json_chars};
 use super::{Entry, Filter, Located, Query, cursor, fold};
 
 /// One search result: a saved summary and its thread.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ToSchema, JsonSchema)]
 pub struct Found {
     pub thread_id: String,
     pub summary: String,

@@ -3,12 +3,10 @@
 
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpResponse, ResponseError};
-use serde::Serialize;
-use utoipa::ToSchema;
 
 use crate::credentials::AuthError;
 use crate::domain::ValidationError;
-use crate::error_code::ErrorCode;
+use crate::error_code::{ErrorBody, ErrorCode};
 use crate::memory::MemoryError;
 use crate::store::StoreError;
 use crate::telemetry::ErrorChain;
@@ -78,24 +76,6 @@ impl From<TransferError> for ApiError {
     }
 }
 
-/// Every error answer: `{"status":"error","code":…,"message":…}`.
-#[derive(Serialize, ToSchema)]
-pub struct ErrorBody {
-    status: ErrorStatus,
-    code: ErrorCode,
-    /// What went wrong and what to change, in one sentence.
-    message: String,
-    /// The limit that was passed, where one was.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    limit: Option<usize>,
-}
-
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-enum ErrorStatus {
-    Error,
-}
-
 impl ApiError {
     pub fn code(&self) -> ErrorCode {
         match self {
@@ -116,15 +96,13 @@ impl ApiError {
         }
     }
 
-    fn limit(&self) -> Option<usize> {
+    fn body(&self) -> ErrorBody {
         match self {
-            Self::Memory(MemoryError::Invalid(ValidationError::SummaryTooLong {
-                limit, ..
-            })) => Some(*limit),
+            Self::Memory(err) => ErrorBody::of_memory(err),
             Self::BodyTooLarge(limit) | Self::UriTooLong(limit) | Self::HeadersTooLarge(limit) => {
-                Some(*limit)
+                ErrorBody::new(self.code(), self.to_string(), Some(*limit))
             }
-            _ => None,
+            _ => ErrorBody::new(self.code(), self.to_string(), None),
         }
     }
 
@@ -187,11 +165,6 @@ impl ResponseError for ApiError {
             }
             _ => {}
         }
-        response.json(ErrorBody {
-            status: ErrorStatus::Error,
-            code: self.code(),
-            message: self.to_string(),
-            limit: self.limit(),
-        })
+        response.json(self.body())
     }
 }

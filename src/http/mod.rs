@@ -1,6 +1,7 @@
 //! The HTTP boundary, and the only module that knows actix-web: the server and its
-//! middleware, the extractors that authenticate, the route table and its handlers, the
-//! OpenAPI schema, and the mapping of every error to an HTTP answer.
+//! middleware, the extractors that authenticate, the route table and its handlers (the GPT
+//! Action's API, the MCP endpoint, the operator's), the OpenAPI schema, and the mapping of
+//! every error to an HTTP answer.
 
 mod auth;
 mod error;
@@ -12,6 +13,7 @@ mod state;
 mod strict_query;
 
 use std::net::TcpListener;
+use std::sync::Arc;
 
 use actix_web::dev::Server;
 use actix_web::error::JsonPayloadError;
@@ -19,11 +21,14 @@ use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 
 use crate::credentials::{AdminTokens, Tokens};
+use crate::mcp::{self, MemoryServer};
+use crate::memory::Memory;
 use crate::rate_limit::RateLimit;
+use crate::store::MemoryStore;
 use error::ApiError;
+use state::AppState;
 
 pub use request_log::TraceProject;
-pub use state::AppState;
 
 /// Seconds in-flight requests get to finish after SIGTERM; Cloud Run allows 10.
 const SHUTDOWN_GRACE_SECS: u64 = 8;
@@ -36,7 +41,12 @@ const fn json_body_limit(max_summary_chars: usize) -> usize {
 
 /// What the server is given, once, at start.
 pub struct Shared {
-    pub state: AppState,
+    pub memory: Arc<Memory>,
+    pub store: Arc<dyn MemoryStore>,
+    /// The URL clients reach this server at, when the operator set one.
+    pub public_url: Option<String>,
+    /// Whether the schema lists `POST /`.
+    pub schema_post: bool,
     pub tokens: Tokens,
     pub admin_tokens: AdminTokens,
     pub rate_limit: RateLimit,
@@ -45,8 +55,20 @@ pub struct Shared {
 
 /// Serves on `listener` until SIGTERM or SIGINT, then lets in-flight requests finish.
 pub fn serve(listener: TcpListener, shared: Shared) -> std::io::Result<Server> {
-    let body_limit = json_body_limit(shared.state.memory.rules().max_summary_chars);
-    let state = web::Data::new(shared.state);
+    let body_limit = json_body_limit(shared.memory.rules().max_summary_chars);
+    let tools = MemoryServer::new(Arc::clone(&shared.memory), mcp::instructions().into());
+    let mcp = web::Data::new(routes::mcp_service(
+        tools,
+        shared.public_url.as_deref(),
+        body_limit,
+    ));
+    let state = web::Data::new(AppState {
+        memory: shared.memory,
+        store: shared.store,
+        public_url: shared.public_url,
+        schema_post: shared.schema_post,
+        body_limit,
+    });
     let tokens = web::Data::new(shared.tokens);
     let admin_tokens = web::Data::new(shared.admin_tokens);
     let rate_limit = web::Data::new(shared.rate_limit);
@@ -60,6 +82,7 @@ pub fn serve(listener: TcpListener, shared: Shared) -> std::io::Result<Server> {
             .app_data(admin_tokens.clone())
             .app_data(rate_limit.clone())
             .app_data(trace_project.clone())
+            .app_data(mcp.clone())
             .app_data(
                 web::JsonConfig::default()
                     .limit(body_limit)

@@ -2,16 +2,34 @@
 
 use std::sync::Arc;
 
+use actix_web::HttpRequest;
+
 use crate::memory::Memory;
 use crate::store::MemoryStore;
 
 pub struct AppState {
-    /// What the GPT's operations do.
-    pub memory: Memory,
+    /// What the GPT's operations and the MCP tools do.
+    pub memory: Arc<Memory>,
     /// The store itself, for the operator's endpoints and the readiness check.
     pub store: Arc<dyn MemoryStore>,
     /// The URL the schema names in `servers`, when the operator set one.
     pub public_url: Option<String>,
     /// Whether the schema lists `POST /`.
     pub schema_post: bool,
+    /// Largest request body accepted, in bytes.
+    pub body_limit: usize,
+}
+
+impl AppState {
+    /// This server's URL as clients reach it: the operator's, or the request's scheme and host
+    /// (Cloud Run forwards the client's; actix reads them).
+    pub fn base_url(&self, req: &HttpRequest) -> String {
+        match &self.public_url {
+            Some(url) => url.trim_end_matches('/').to_owned(),
+            None => {
+                let info = req.connection_info();
+                format!("{}://{}", info.scheme(), info.host())
+            }
+        }
+    }
 }

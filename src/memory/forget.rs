@@ -1,5 +1,6 @@
 //! Forgetting a thread, or one summary of it.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -42,14 +43,14 @@ impl Memory {
     }
 }
 
-#[derive(Serialize, ToSchema)]
+#[derive(Serialize, ToSchema, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ForgetStatus {
     Forgotten,
 }
 
 /// What was forgotten.
-#[derive(Serialize, ToSchema)]
+#[derive(Serialize, ToSchema, JsonSchema)]
 pub struct Forgotten {
     status: ForgetStatus,
     /// The thread forgotten from.

@@ -1,6 +1,7 @@
 //! Loading: a page of threads within the answer's budget, or search results, each with what
 //! the budget left out and the cursor to it.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use utoipa::ToSchema;
@@ -19,6 +20,8 @@ pub struct LoadRequest {
 }
 
 /// What a load answers: a page of threads, or search results.
+#[derive(Serialize, JsonSchema)]
+#[serde(untagged)]
 pub enum LoadAnswer {
     Loaded(Loaded),
     Searched(Searched),
@@ -81,7 +84,7 @@ impl Memory {
     }
 }
 
-#[derive(Serialize, ToSchema)]
+#[derive(Serialize, ToSchema, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LoadStatus {
     Loaded,
@@ -89,7 +92,7 @@ pub enum LoadStatus {
 }
 
 /// Saved threads, within the answer's size budget.
-#[derive(Serialize, ToSchema)]
+#[derive(Serialize, ToSchema, JsonSchema)]
 pub struct Loaded {
     /// `empty` when nothing (that the filters admit) is saved.
     status: LoadStatus,
@@ -98,13 +101,14 @@ pub struct Loaded {
     /// Each thread's summaries, oldest first, keyed by thread id; the most recently saved
     /// thread comes first.
     #[schema(value_type = std::collections::HashMap<String, Vec<Entry>>)]
+    #[schemars(with = "std::collections::BTreeMap<String, Vec<Entry>>")]
     data: ThreadMap,
     #[serde(flatten)]
     truncation: Truncation,
 }
 
 /// Present only when the answer's size budget left summaries out.
-#[derive(Serialize, ToSchema)]
+#[derive(Serialize, ToSchema, JsonSchema)]
 pub struct Truncation {
     /// `true`: more is saved than this answer holds.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -132,7 +136,7 @@ impl Truncation {
     }
 }
 
-#[derive(Serialize, ToSchema)]
+#[derive(Serialize, ToSchema, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SearchStatus {
     Found,
@@ -140,7 +144,7 @@ pub enum SearchStatus {
 }
 
 /// Summaries holding every word of `q`, most matches first, then most recent.
-#[derive(Serialize, ToSchema)]
+#[derive(Serialize, ToSchema, JsonSchema)]
 pub struct Searched {
     status: SearchStatus,
     /// How many results `results` holds.

@@ -1,6 +1,7 @@
 //! Saving a summary: validate it and its thread, stamp it, store it, and say what the save
 //! dropped to keep within the limits.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -47,14 +48,14 @@ impl Memory {
     }
 }
 
-#[derive(Serialize, ToSchema)]
+#[derive(Serialize, ToSchema, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SaveStatus {
     Saved,
 }
 
 /// The summary was saved.
-#[derive(Serialize, ToSchema)]
+#[derive(Serialize, ToSchema, JsonSchema)]
 pub struct Saved {
     status: SaveStatus,
     /// How many threads this memory holds now.

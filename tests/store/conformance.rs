@@ -28,6 +28,11 @@ pub async fn load_all(store: &impl MemoryStore, ns: &Namespace) -> Vec<Thread> {
         .threads
 }
 
+/// The thread's summaries, in no order.
+pub fn summary_set(thread: &Thread) -> HashSet<String> {
+    thread.entries.iter().map(|e| e.summary.clone()).collect()
+}
+
 /// How many threads the namespace holds.
 pub async fn thread_count(store: &impl MemoryStore, ns: &Namespace) -> usize {
     store.threads(ns).await.unwrap().len()
@@ -146,13 +151,8 @@ pub async fn parallel_saves_to_one_thread_all_land(store: &impl MemoryStore) {
         .await
         .unwrap();
     let threads = load_all(store, &ns).await;
-    let loaded: HashSet<String> = threads[0]
-        .entries
-        .iter()
-        .map(|e| e.summary.clone())
-        .collect();
     assert_eq!(threads[0].entries.len(), 200);
-    assert_eq!(loaded, expected);
+    assert_eq!(summary_set(&threads[0]), expected);
 }
 
 pub async fn parallel_saves_across_threads_are_all_counted(store: &impl MemoryStore) {

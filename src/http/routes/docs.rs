@@ -3,13 +3,11 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
+use crate::guide::{self, Door, Language};
 use crate::http::error::ApiError;
 use crate::http::schema::{self, SchemaOptions};
 use crate::http::state::AppState;
 use crate::http::strict_query::StrictQuery;
-
-const PROMPT_JA: &str = include_str!("../../../prompts/system_prompt.ja.md");
-const PROMPT_EN: &str = include_str!("../../../prompts/system_prompt.en.md");
 
 pub fn register(cfg: &mut web::ServiceConfig) {
     cfg.route("/openapi.json", web::get().to(openapi_json))
@@ -19,18 +17,8 @@ pub fn register(cfg: &mut web::ServiceConfig) {
 
 /// The schema, for this server's public URL.
 fn schema(req: &HttpRequest, app: &AppState) -> utoipa::openapi::OpenApi {
-    let derived;
-    let server_url = match &app.public_url {
-        Some(url) => url.as_str(),
-        None => {
-            // Cloud Run forwards the client's scheme and host; actix reads them.
-            let info = req.connection_info();
-            derived = format!("{}://{}", info.scheme(), info.host());
-            &derived
-        }
-    };
     schema::document(&SchemaOptions {
-        server_url,
+        server_url: &app.base_url(req),
         include_post: app.schema_post,
         max_summary_chars: app.memory.rules().max_summary_chars,
     })
@@ -56,11 +44,12 @@ pub struct PromptQuery {
 pub async fn prompt(
     StrictQuery(query): StrictQuery<PromptQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let text = match query.lang.as_deref() {
-        None | Some("ja") => PROMPT_JA,
-        Some("en") => PROMPT_EN,
+    let language = match query.lang.as_deref() {
+        None | Some("ja") => Language::Japanese,
+        Some("en") => Language::English,
         Some(_) => return Err(ApiError::UnknownLanguage),
     };
+    let text = guide::render(language, Door::GptAction);
     Ok(HttpResponse::Ok()
         .content_type("text/markdown; charset=utf-8")
         .body(text))

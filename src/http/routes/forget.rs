@@ -6,8 +6,9 @@ use utoipa::IntoParams;
 
 use super::fallback::method_not_allowed;
 use super::gpt_errors::GptErrors;
+use crate::error_code::ErrorBody;
 use crate::http::auth::Authenticated;
-use crate::http::error::{ApiError, ErrorBody};
+use crate::http::error::ApiError;
 use crate::http::state::AppState;
 use crate::http::strict_query::StrictQuery;
 use crate::memory::Forgotten;

@@ -2,7 +2,7 @@
 
 use utoipa::IntoResponses;
 
-use crate::http::error::ErrorBody;
+use crate::error_code::ErrorBody;
 
 /// The errors every GPT operation may answer; each body is an [`ErrorBody`].
 #[derive(IntoResponses)]

@@ -8,14 +8,18 @@ mod fallback;
 pub(super) mod forget;
 mod gpt_errors;
 mod health;
+mod mcp;
 pub(super) mod memory;
 
 use actix_web::web;
+
+pub use mcp::service as mcp_service;
 
 /// The route table.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     memory::register(cfg);
     forget::register(cfg);
+    mcp::register(cfg);
     admin::register(cfg);
     health::register(cfg);
     docs::register(cfg);

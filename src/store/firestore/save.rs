@@ -1,7 +1,6 @@
-//! A save on Firestore: one atomic append when it can, a conditional rewrite when a cap or the
-//! size limit needs the thread looked at, and the thread cap.
+//! What a save on Firestore needs beyond one atomic append: a conditional rewrite when a cap
+//! or the size limit needs the thread looked at, the thread cap, and the thread count.
 
-use chrono::{TimeDelta, Utc};
 use firestore::gcloud_sdk::google::firestore::v1::{Document, Write};
 use firestore::gcloud_sdk::prost_types::Timestamp;
 use serde::Deserialize;
@@ -10,10 +9,10 @@ use super::FirestoreStore;
 use super::failure::{commit_error, lost_race, unavailable};
 use super::layout::{THREADS, UPDATED_AT};
 use super::size::keep;
-use super::values::{entry_value, saved_at, timestamp};
-use super::writes::{append_write, delete_write, entries_write, server_time, unchanged};
-use crate::domain::{Entry, Namespace, Retention, ThreadId};
-use crate::store::{Dropped, SaveOutcome, StoreError};
+use super::values::saved_at;
+use super::writes::{delete_write, entries_write, server_time, unchanged};
+use crate::domain::{Entry, Namespace, Retention};
+use crate::store::{Dropped, StoreError};
 
 #[derive(Deserialize)]
 struct Count {
@@ -21,50 +20,9 @@ struct Count {
 }
 
 impl FirestoreStore {
-    /// Appends `entry` with one atomic commit, unless the thread has to be looked at: a cap on
-    /// its entries, or a first try that would have passed the size limit. Then enforces the
-    /// thread cap.
-    pub(super) async fn save_entry(
-        &self,
-        ns: &Namespace,
-        thread: &ThreadId,
-        entry: &Entry,
-        retention: &Retention,
-    ) -> Result<SaveOutcome, StoreError> {
-        let name = self.thread_path(ns, thread);
-        let expire_at = retention
-            .max_age_days
-            .map(|days| timestamp(Utc::now() + TimeDelta::days(days.get().into())));
-        let mut dropped = if retention.max_entries_per_thread.is_some() {
-            self.append_within_limits(&name, entry, retention, expire_at)
-                .await?
-        } else {
-            let append = append_write(&name, vec![entry_value(entry)], expire_at);
-            match self.commit(vec![append]).await {
-                Ok(()) => Dropped::default(),
-                Err(status) => match commit_error(status) {
-                    StoreError::DocumentTooLarge => {
-                        self.append_within_limits(&name, entry, retention, expire_at)
-                            .await?
-                    }
-                    other => return Err(other),
-                },
-            }
-        };
-        let mut thread_count = self.thread_count(ns).await?;
-        if let Some(max) = retention.max_threads {
-            dropped.threads = self
-                .drop_least_recent(ns, thread_count, max.get().into())
-                .await?;
-            thread_count -= dropped.threads;
-        }
-        Ok(SaveOutcome {
-            dropped,
-            thread_count,
-        })
-    }
-
-    async fn append_within_limits(
+    /// Appends `entry` after dropping what the caps and the document size limit do not
+    /// keep: the whole array is written, so the thread must not change in between.
+    pub(super) async fn append_within_limits(
         &self,
         name: &str,
         entry: &Entry,
@@ -84,7 +42,7 @@ impl FirestoreStore {
     /// Deletes the least recently saved of the `count` threads of `ns` beyond `max`; returns
     /// how many. Threads the original function saved (no `updated_at`) count as the least
     /// recent.
-    async fn drop_least_recent(
+    pub(super) async fn drop_least_recent(
         &self,
         ns: &Namespace,
         count: u64,
@@ -121,7 +79,7 @@ impl FirestoreStore {
     }
 
     /// How many threads the namespace holds: one aggregation query.
-    async fn thread_count(&self, ns: &Namespace) -> Result<u64, StoreError> {
+    pub(super) async fn thread_count(&self, ns: &Namespace) -> Result<u64, StoreError> {
         let counts: Vec<Count> = self
             .db
             .fluent()

@@ -3,21 +3,25 @@
 use std::collections::{BTreeMap, HashSet};
 
 use async_trait::async_trait;
+use chrono::{TimeDelta, Utc};
 use firestore::gcloud_sdk::google::firestore::v1::{Document, Value};
 
 use super::FirestoreStore;
 use super::failure::{commit_error, unavailable};
 use super::layout::{MAX_WRITES_PER_COMMIT, ROOT, THREADS};
-use super::values::{entry_value, entry_values, thread_entries, value_micros};
+use super::values::{entry_value, entry_values, thread_entries, timestamp, value_micros};
 use super::writes::{append_write, delete_write, entries_write};
 use crate::domain::{
     Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Retention, Thread, ThreadId,
     entry_micros,
 };
-use crate::store::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
+use crate::store::{Counts, Dropped, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
 
 #[async_trait]
 impl MemoryStore for FirestoreStore {
+    /// Appends `entry` with one atomic commit, unless the thread has to be looked at: a cap on
+    /// its entries, or a first try that would have passed the size limit. Then enforces the
+    /// thread cap.
     async fn save(
         &self,
         ns: &Namespace,
@@ -25,7 +29,37 @@ impl MemoryStore for FirestoreStore {
         entry: &Entry,
         retention: &Retention,
     ) -> Result<SaveOutcome, StoreError> {
-        self.save_entry(ns, thread, entry, retention).await
+        let name = self.thread_path(ns, thread);
+        let expire_at = retention
+            .max_age_days
+            .map(|days| timestamp(Utc::now() + TimeDelta::days(days.get().into())));
+        let mut dropped = if retention.max_entries_per_thread.is_some() {
+            self.append_within_limits(&name, entry, retention, expire_at)
+                .await?
+        } else {
+            let append = append_write(&name, vec![entry_value(entry)], expire_at);
+            match self.commit(vec![append]).await {
+                Ok(()) => Dropped::default(),
+                Err(status) => match commit_error(status) {
+                    StoreError::DocumentTooLarge => {
+                        self.append_within_limits(&name, entry, retention, expire_at)
+                            .await?
+                    }
+                    other => return Err(other),
+                },
+            }
+        };
+        let mut thread_count = self.thread_count(ns).await?;
+        if let Some(max) = retention.max_threads {
+            dropped.threads = self
+                .drop_least_recent(ns, thread_count, max.get().into())
+                .await?;
+            thread_count -= dropped.threads;
+        }
+        Ok(SaveOutcome {
+            dropped,
+            thread_count,
+        })
     }
 
     async fn page(

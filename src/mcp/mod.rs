@@ -1,0 +1,16 @@
+//! The MCP server: kioku's memory as tools for any MCP client (ChatGPT apps, Claude, Cursor,
+//! VS Code, Codex). The tools call the same `memory` operations as the HTTP API, in the
+//! namespace the HTTP layer authenticated; the protocol itself is the official SDK's (`rmcp`).
+
+mod arguments;
+mod server;
+mod tools;
+
+use crate::guide::{self, Door, Language};
+
+pub use server::MemoryServer;
+
+/// What a client is told at `initialize`: the usage guide, in English, for tools.
+pub fn instructions() -> String {
+    guide::render(Language::English, Door::Mcp)
+}

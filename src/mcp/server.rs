@@ -1,0 +1,157 @@
+//! The MCP server handler: what `initialize` says, the tool list, and each tool call as a
+//! call of the memory operations, answered with the same JSON as the HTTP API.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use super::arguments::{ForgetArguments, LoadArguments, SaveArguments};
+use super::tools::{self, FORGET, LOAD, SAVE};
+use crate::domain::Namespace;
+use crate::error_code::{ErrorBody, ErrorCode};
+use crate::memory::{LoadRequest, Memory, MemoryError};
+use crate::telemetry::ErrorChain;
+
+/// Serves one request's tool calls in the namespace its credentials unlock. Made afresh for
+/// every request (the transport is stateless), so it holds only shared handles.
+#[derive(Clone)]
+pub struct MemoryServer {
+    memory: Arc<Memory>,
+    instructions: Arc<str>,
+}
+
+impl MemoryServer {
+    pub fn new(memory: Arc<Memory>, instructions: Arc<str>) -> Self {
+        Self {
+            memory,
+            instructions,
+        }
+    }
+
+    async fn save(&self, ns: &Namespace, args: SaveArguments) -> Result<Value, MemoryError> {
+        let saved = self
+            .memory
+            .save(ns, args.summary, args.thread_id.as_deref());
+        Ok(json(&saved.await?))
+    }
+
+    async fn load(&self, ns: &Namespace, args: LoadArguments) -> Result<Value, MemoryError> {
+        let request = LoadRequest {
+            thread_id: args.thread_id,
+            q: args.q,
+            since: args.since,
+            before: args.before,
+            limit: args.limit.map(|n| n.to_string()),
+        };
+        Ok(json(&self.memory.load(ns, &request).await?))
+    }
+
+    async fn forget(&self, ns: &Namespace, args: ForgetArguments) -> Result<Value, MemoryError> {
+        let forgotten =
+            self.memory
+                .forget(ns, Some(args.thread_id.as_str()), args.timestamp.as_deref());
+        Ok(json(&forgotten.await?))
+    }
+}
+
+impl ServerHandler for MemoryServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("kioku", env!("CARGO_PKG_VERSION")))
+            .with_instructions(self.instructions.as_ref())
+    }
+
+    async fn list_tools(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools::all()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let ns = namespace(&context)?;
+        let args = request.arguments.unwrap_or_default();
+        let outcome = match request.name.as_ref() {
+            SAVE => match parse(args) {
+                Ok(args) => self.save(&ns, args).await.map_err(Refusal::Memory),
+                Err(refusal) => Err(refusal),
+            },
+            LOAD => match parse(args) {
+                Ok(args) => self.load(&ns, args).await.map_err(Refusal::Memory),
+                Err(refusal) => Err(refusal),
+            },
+            FORGET => match parse(args) {
+                Ok(args) => self.forget(&ns, args).await.map_err(Refusal::Memory),
+                Err(refusal) => Err(refusal),
+            },
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("No tool is named `{other}`; tools/list lists the tools."),
+                    None,
+                ));
+            }
+        };
+        Ok(match outcome {
+            Ok(answer) => CallToolResult::structured(answer),
+            Err(refusal) => CallToolResult::structured_error(json(&refusal.body())),
+        }
+        .into())
+    }
+}
+
+/// Why a tool call was refused: a tool error the model can read and act on.
+enum Refusal {
+    Arguments(String),
+    Memory(MemoryError),
+}
+
+impl Refusal {
+    fn body(&self) -> ErrorBody {
+        match self {
+            Self::Arguments(problem) => ErrorBody::new(
+                ErrorCode::MalformedJson,
+                format!(
+                    "The arguments could not be read ({problem}); send them as the tool's input schema says."
+                ),
+                None,
+            ),
+            Self::Memory(err) => {
+                if let MemoryError::Store(cause) = err {
+                    tracing::error!(error = %ErrorChain(cause), "store call failed");
+                }
+                ErrorBody::of_memory(err)
+            }
+        }
+    }
+}
+
+fn parse<T: DeserializeOwned>(args: Map<String, Value>) -> Result<T, Refusal> {
+    serde_json::from_value(Value::Object(args)).map_err(|e| Refusal::Arguments(e.to_string()))
+}
+
+fn json(value: &impl Serialize) -> Value {
+    serde_json::to_value(value).expect("answers serialize")
+}
+
+/// The namespace the HTTP layer authenticated, which it hands on with the request's parts.
+fn namespace(context: &RequestContext<RoleServer>) -> Result<Namespace, ErrorData> {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Namespace>())
+        .cloned()
+        .ok_or_else(|| ErrorData::internal_error("the request reached no namespace", None))
+}
