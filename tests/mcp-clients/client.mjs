@@ -43,7 +43,7 @@ async function callExpectingError(client, name, args, codes) {
   try {
     result = await client.callTool({ name, arguments: args });
   } catch (err) {
-    throw new Failed(`${name} ${show(args).slice(0, 80)}: the SDK rejected the result: ${err.message}`);
+    throw new Failed(`${name} should give the tool error ${codes}, but callTool threw: ${err.message}`);
   }
   checkToolError(name, result, codes);
 }
