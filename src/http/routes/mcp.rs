@@ -58,11 +58,10 @@ pub fn service(server: MemoryServer, public_url: Option<&str>, body_limit: usize
 
 pub fn register(cfg: &mut web::ServiceConfig) {
     cfg.service(
+        // Stateless: no stream to GET and no session to DELETE, so POST alone.
         web::resource("/mcp")
             .route(web::post().to(mcp))
-            .route(web::get().to(mcp))
-            .route(web::delete().to(mcp))
-            .default_service(method_not_allowed("GET, POST, DELETE")),
+            .default_service(method_not_allowed("POST")),
     )
     .route(
         "/.well-known/oauth-protected-resource",
@@ -102,7 +101,16 @@ async fn mcp(
     for (name, value) in &parts.headers {
         answer.append_header((name.as_str(), value.as_bytes()));
     }
-    Ok(answer.streaming(body.into_data_stream()))
+    let event_stream = parts
+        .headers
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
+    if event_stream {
+        return Ok(answer.streaming(body.into_data_stream()));
+    }
+    // A JSON answer is complete already: sent whole, with its length.
+    let Ok(whole) = body.collect().await;
+    Ok(answer.body(whole.to_bytes()))
 }
 
 /// The body, refused with 413 past `limit` bytes.
