@@ -9,6 +9,7 @@ mod health;
 mod helpers;
 mod hostile;
 mod lifecycle;
+mod mcp;
 mod memory;
 #[path = "../common/original.rs"]
 mod original;
