@@ -56,7 +56,7 @@ pub struct Shared {
 /// Serves on `listener` until SIGTERM or SIGINT, then lets in-flight requests finish.
 pub fn serve(listener: TcpListener, shared: Shared) -> std::io::Result<Server> {
     let body_limit = json_body_limit(shared.memory.rules().max_summary_chars);
-    let tools = MemoryServer::new(Arc::clone(&shared.memory), mcp::instructions().into());
+    let tools = MemoryServer::new(Arc::clone(&shared.memory), mcp::instructions());
     let mcp = web::Data::new(routes::mcp_service(
         tools,
         shared.public_url.as_deref(),

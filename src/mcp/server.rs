@@ -25,14 +25,18 @@ use crate::telemetry::ErrorChain;
 #[derive(Clone)]
 pub struct MemoryServer {
     memory: Arc<Memory>,
-    instructions: Arc<str>,
+    /// What `initialize` answers, built once: the SDK asks for it several times a request.
+    info: Arc<ServerConfig>,
 }
 
 impl MemoryServer {
-    pub fn new(memory: Arc<Memory>, instructions: Arc<str>) -> Self {
+    pub fn new(memory: Arc<Memory>, instructions: String) -> Self {
+        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("kioku", env!("CARGO_PKG_VERSION")))
+            .with_instructions(instructions);
         Self {
             memory,
-            instructions,
+            info: Arc::new(info),
         }
     }
 
@@ -64,9 +68,7 @@ impl MemoryServer {
 
 impl ServerHandler for MemoryServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("kioku", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.instructions.as_ref())
+        ServerConfig::clone(&self.info)
     }
 
     async fn list_tools(
