@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -40,14 +40,14 @@ impl MemoryServer {
         }
     }
 
-    async fn save(&self, ns: &Namespace, args: SaveArguments) -> Result<Value, MemoryError> {
+    async fn save(&self, ns: &Namespace, args: SaveArguments) -> Result<Answer, MemoryError> {
         let saved = self
             .memory
             .save(ns, args.summary, args.thread_id.as_deref());
-        Ok(json(&saved.await?))
+        Ok(Answer::of(&saved.await?))
     }
 
-    async fn load(&self, ns: &Namespace, args: LoadArguments) -> Result<Value, MemoryError> {
+    async fn load(&self, ns: &Namespace, args: LoadArguments) -> Result<Answer, MemoryError> {
         let request = LoadRequest {
             thread_id: args.thread_id,
             q: args.q,
@@ -55,14 +55,14 @@ impl MemoryServer {
             before: args.before,
             limit: args.limit.map(|n| n.to_string()),
         };
-        Ok(json(&self.memory.load(ns, &request).await?))
+        Ok(Answer::of(&self.memory.load(ns, &request).await?))
     }
 
-    async fn forget(&self, ns: &Namespace, args: ForgetArguments) -> Result<Value, MemoryError> {
+    async fn forget(&self, ns: &Namespace, args: ForgetArguments) -> Result<Answer, MemoryError> {
         let forgotten =
             self.memory
                 .forget(ns, Some(args.thread_id.as_str()), args.timestamp.as_deref());
-        Ok(json(&forgotten.await?))
+        Ok(Answer::of(&forgotten.await?))
     }
 }
 
@@ -107,8 +107,8 @@ impl ServerHandler for MemoryServer {
             }
         };
         Ok(match outcome {
-            Ok(answer) => CallToolResult::structured(answer),
-            Err(refusal) => CallToolResult::structured_error(json(&refusal.body())),
+            Ok(answer) => answer.into_result(false),
+            Err(refusal) => Answer::of(&refusal.body()).into_result(true),
         }
         .into())
     }
@@ -144,8 +144,32 @@ fn parse<T: DeserializeOwned>(args: Map<String, Value>) -> Result<T, Refusal> {
     serde_json::from_value(Value::Object(args)).map_err(|e| Refusal::Arguments(e.to_string()))
 }
 
-fn json(value: &impl Serialize) -> Value {
-    serde_json::to_value(value).expect("answers serialize")
+/// A tool's answer as `structuredContent`, and as the same JSON in a text block for clients
+/// that read only text (MCP specification, "Structured Content"). Both are encoded from the
+/// typed answer: a `Value` written out again would cost a pass more.
+struct Answer {
+    text: String,
+    value: Value,
+}
+
+impl Answer {
+    fn of(answer: &impl Serialize) -> Self {
+        Self {
+            text: serde_json::to_string(answer).expect("answers serialize"),
+            value: serde_json::to_value(answer).expect("answers serialize"),
+        }
+    }
+
+    fn into_result(self, is_error: bool) -> CallToolResult {
+        let content = vec![ContentBlock::text(self.text)];
+        let mut result = if is_error {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        };
+        result.structured_content = Some(self.value);
+        result
+    }
 }
 
 /// The namespace the HTTP layer authenticated, which it hands on with the request's parts.

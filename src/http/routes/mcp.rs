@@ -84,9 +84,10 @@ async fn mcp(
         Err(err) => return Err(err),
     };
     let body = read_body(body, app.body_limit).await?;
+    let target = req.uri().path_and_query().map_or("/mcp", |pq| pq.as_str());
     let mut request = http::Request::builder()
         .method(req.method().as_str())
-        .uri(req.uri().to_string());
+        .uri(target);
     for (name, value) in req.headers() {
         request = request.header(name.as_str(), value.as_bytes());
     }
