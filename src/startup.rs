@@ -9,7 +9,7 @@ use actix_web::dev::Server;
 
 use crate::config::{Settings, StoreKind};
 use crate::credentials::{self, AdminTokens, Tokens};
-use crate::http::{self, Shared, TraceProject};
+use crate::http::{self, AppState, Shared, TraceProject};
 use crate::memory::{Memory, Rules};
 use crate::rate_limit::RateLimit;
 use crate::store::{Bounded, FirestoreStore, MemoryStore, SqliteStore};
@@ -68,11 +68,14 @@ impl Application {
             load_budget_chars: settings.load_budget_chars as usize,
             retention: settings.retention(),
         };
-        let shared = Shared {
+        let state = AppState {
             memory: Arc::new(Memory::new(Arc::clone(&store), rules)),
             store,
             public_url: settings.public_url.clone(),
             schema_post: settings.schema_post,
+        };
+        let shared = Shared {
+            state,
             tokens,
             admin_tokens,
             rate_limit: RateLimit::per_minute(settings.rate_limit),

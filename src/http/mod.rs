@@ -22,31 +22,17 @@ use actix_web::{App, HttpServer, web};
 
 use crate::credentials::{AdminTokens, Tokens};
 use crate::mcp::{self, MemoryServer};
-use crate::memory::Memory;
 use crate::rate_limit::RateLimit;
-use crate::store::MemoryStore;
 use error::ApiError;
-use state::AppState;
-
 pub use request_log::TraceProject;
+pub use state::AppState;
 
 /// Seconds in-flight requests get to finish after SIGTERM; Cloud Run allows 10.
 const SHUTDOWN_GRACE_SECS: u64 = 8;
 
-/// Largest JSON body accepted: room for the longest summary at four UTF-8 bytes a character,
-/// even with every character escaped, plus the other fields.
-const fn json_body_limit(max_summary_chars: usize) -> usize {
-    max_summary_chars * 12 + 4_096
-}
-
 /// What the server is given, once, at start.
 pub struct Shared {
-    pub memory: Arc<Memory>,
-    pub store: Arc<dyn MemoryStore>,
-    /// The URL clients reach this server at, when the operator set one.
-    pub public_url: Option<String>,
-    /// Whether the schema lists `POST /`.
-    pub schema_post: bool,
+    pub state: AppState,
     pub tokens: Tokens,
     pub admin_tokens: AdminTokens,
     pub rate_limit: RateLimit,
@@ -55,20 +41,14 @@ pub struct Shared {
 
 /// Serves on `listener` until SIGTERM or SIGINT, then lets in-flight requests finish.
 pub fn serve(listener: TcpListener, shared: Shared) -> std::io::Result<Server> {
-    let body_limit = json_body_limit(shared.memory.rules().max_summary_chars);
-    let tools = MemoryServer::new(Arc::clone(&shared.memory), mcp::instructions());
+    let body_limit = shared.state.body_limit();
+    let tools = MemoryServer::new(Arc::clone(&shared.state.memory), mcp::instructions());
     let mcp = web::Data::new(routes::mcp_service(
         tools,
-        shared.public_url.as_deref(),
+        shared.state.public_url.as_deref(),
         body_limit,
     ));
-    let state = web::Data::new(AppState {
-        memory: shared.memory,
-        store: shared.store,
-        public_url: shared.public_url,
-        schema_post: shared.schema_post,
-        body_limit,
-    });
+    let state = web::Data::new(shared.state);
     let tokens = web::Data::new(shared.tokens);
     let admin_tokens = web::Data::new(shared.admin_tokens);
     let rate_limit = web::Data::new(shared.rate_limit);

@@ -16,11 +16,15 @@ pub struct AppState {
     pub public_url: Option<String>,
     /// Whether the schema lists `POST /`.
     pub schema_post: bool,
-    /// Largest request body accepted, in bytes.
-    pub body_limit: usize,
 }
 
 impl AppState {
+    /// Largest request body accepted, in bytes: room for the longest summary at four UTF-8
+    /// bytes a character, even with every character escaped, plus the other fields.
+    pub fn body_limit(&self) -> usize {
+        self.memory.rules().max_summary_chars * 12 + 4_096
+    }
+
     /// This server's URL as clients reach it: the operator's, or the request's scheme and host
     /// (Cloud Run forwards the client's; actix reads them).
     pub fn base_url(&self, req: &HttpRequest) -> String {

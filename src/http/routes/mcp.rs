@@ -83,7 +83,7 @@ async fn mcp(
         Err(err @ ApiError::Auth(_)) => return Ok(challenge(&err, &app.base_url(&req))),
         Err(err) => return Err(err),
     };
-    let body = read_body(body, app.body_limit).await?;
+    let body = read_body(body, app.body_limit()).await?;
     let target = req.uri().path_and_query().map_or("/mcp", |pq| pq.as_str());
     let mut request = http::Request::builder()
         .method(req.method().as_str())
