@@ -5,6 +5,8 @@
 mod bounded;
 mod error;
 mod firestore;
+mod grant_store;
+mod grants;
 mod memory_store;
 mod outcome;
 mod sqlite;
@@ -12,6 +14,8 @@ mod sqlite;
 pub use bounded::Bounded;
 pub use error::StoreError;
 pub use firestore::FirestoreStore;
+pub use grant_store::GrantStore;
+pub use grants::{Client, Credential, CredentialKind, Grant, Redeemed};
 pub use memory_store::MemoryStore;
 pub use outcome::{Counts, Dropped, NamespaceStats, SaveOutcome};
 pub use sqlite::SqliteStore;

@@ -1,0 +1,53 @@
+//! The contract every backend keeps for the OAuth server's records.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use super::StoreError;
+use super::grants::{Client, Credential, Grant, Redeemed};
+
+#[async_trait]
+pub trait GrantStore: Send + Sync {
+    /// Adds the client, or replaces the one with its id.
+    async fn put_client(&self, client: &Client) -> Result<(), StoreError>;
+
+    async fn client(&self, id: &str) -> Result<Option<Client>, StoreError>;
+
+    /// Every client, by id.
+    async fn clients(&self) -> Result<Vec<Client>, StoreError>;
+
+    /// Adds the grant, or replaces the one with its id.
+    async fn put_grant(&self, grant: &Grant) -> Result<(), StoreError>;
+
+    async fn grant(&self, id: &str) -> Result<Option<Grant>, StoreError>;
+
+    /// The grants of the namespace named `namespace`, oldest first.
+    async fn grants(&self, namespace: &str) -> Result<Vec<Grant>, StoreError>;
+
+    /// Writes `credentials` under the grant `grant_id` and moves the grant's expiry to
+    /// `expires_at`, all at once and only if the grant still exists: a revoked grant issues
+    /// nothing, however the calls interleave. Whether it did.
+    async fn issue(
+        &self,
+        grant_id: &str,
+        expires_at: DateTime<Utc>,
+        credentials: &[Credential],
+    ) -> Result<bool, StoreError>;
+
+    /// Deletes the grant and every credential issued under it. Whether it existed.
+    async fn revoke_grant(&self, id: &str) -> Result<bool, StoreError>;
+
+    /// Adds a credential that belongs to no grant (a sign-in under way).
+    async fn put_credential(&self, credential: &Credential) -> Result<(), StoreError>;
+
+    /// The credential with this digest, used or not, expired or not.
+    async fn credential(&self, digest: &str) -> Result<Option<Credential>, StoreError>;
+
+    /// Marks the credential used and says whether it already was, atomically: of two
+    /// concurrent calls on one credential, exactly one finds it [`Redeemed::First`].
+    async fn redeem(&self, digest: &str) -> Result<Redeemed, StoreError>;
+
+    /// Deletes the grants and credentials that expired before `now`; returns how many records
+    /// went.
+    async fn purge_expired(&self, now: DateTime<Utc>) -> Result<u64, StoreError>;
+}

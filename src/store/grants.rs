@@ -1,0 +1,75 @@
+//! What the OAuth server keeps: its clients, the grants people gave them, and the credentials
+//! issued under those grants. A credential is kept only as the digest of its value.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// A client of the OAuth server: a GPT Action an operator added, or an MCP client that
+/// registered itself (RFC 7591).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Client {
+    pub id: String,
+    /// What the consent page calls it.
+    pub name: String,
+    /// The digest of its secret; `None` for a public client, which proves itself with PKCE.
+    pub secret_digest: Option<String>,
+    /// Where codes may be sent, each compared exactly.
+    pub redirect_uris: Vec<String>,
+    /// Registered itself rather than added by the operator.
+    pub registered: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A person's consent for one client to use one namespace, until it is revoked or expires.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Grant {
+    pub id: String,
+    pub client_id: String,
+    /// The namespace's name, which the store keys memories by.
+    pub namespace: String,
+    /// How the namespace appears in logs: a bare token's name is the token itself.
+    pub namespace_label: String,
+    /// How the person signed in: `token`, or the OpenID Provider's issuer.
+    pub signed_in_with: String,
+    pub scope: String,
+    /// The resource (RFC 8707) its tokens are for, when the client named one.
+    pub resource: Option<String>,
+    pub created_at: DateTime<Utc>,
+    /// Moved on each time the grant issues tokens; past it the grant is gone.
+    pub expires_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CredentialKind {
+    AuthorizationCode,
+    AccessToken,
+    RefreshToken,
+    /// A sign-in at the OpenID Provider under way: it is keyed by the `state` sent there.
+    SignIn,
+}
+
+/// An issued secret, kept as the digest of its value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Credential {
+    /// The digest of the value the holder presents: the key it is found by.
+    pub digest: String,
+    pub kind: CredentialKind,
+    /// The grant it was issued under; a sign-in under way has none yet.
+    pub grant_id: Option<String>,
+    pub expires_at: DateTime<Utc>,
+    /// Set once it was redeemed (a code exchanged, a refresh token rotated).
+    pub used: bool,
+    /// What it stands for, as JSON the OAuth server writes and reads; the store keeps it as is.
+    pub body: String,
+}
+
+/// What redeeming a credential found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Redeemed {
+    /// Not used before; now it is.
+    First(Credential),
+    /// Already used: a replay.
+    Again(Credential),
+    Unknown,
+}
