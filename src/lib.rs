@@ -28,6 +28,7 @@ pub mod guide;
 pub mod http;
 pub mod mcp;
 pub mod memory;
+pub mod oauth;
 pub mod rate_limit;
 pub mod startup;
 pub mod store;
