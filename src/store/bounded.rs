@@ -4,8 +4,12 @@ use std::future::Future;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 
-use super::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
+use super::{
+    Client, Counts, Credential, Grant, GrantStore, MemoryStore, NamespaceStats, Redeemed,
+    SaveOutcome, StoreError,
+};
 use crate::domain::{
     Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Retention, Thread, ThreadId,
 };
@@ -95,5 +99,62 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
 
     async fn ping(&self) -> Result<(), StoreError> {
         self.bound(self.inner.ping()).await
+    }
+}
+
+#[async_trait]
+impl<S: GrantStore> GrantStore for Bounded<S> {
+    async fn put_client(&self, client: &Client) -> Result<(), StoreError> {
+        self.bound(self.inner.put_client(client)).await
+    }
+
+    async fn client(&self, id: &str) -> Result<Option<Client>, StoreError> {
+        self.bound(self.inner.client(id)).await
+    }
+
+    async fn clients(&self) -> Result<Vec<Client>, StoreError> {
+        self.bound(self.inner.clients()).await
+    }
+
+    async fn put_grant(&self, grant: &Grant) -> Result<(), StoreError> {
+        self.bound(self.inner.put_grant(grant)).await
+    }
+
+    async fn grant(&self, id: &str) -> Result<Option<Grant>, StoreError> {
+        self.bound(self.inner.grant(id)).await
+    }
+
+    async fn grants(&self, namespace: &str) -> Result<Vec<Grant>, StoreError> {
+        self.bound(self.inner.grants(namespace)).await
+    }
+
+    async fn issue(
+        &self,
+        grant_id: &str,
+        expires_at: DateTime<Utc>,
+        credentials: &[Credential],
+    ) -> Result<bool, StoreError> {
+        self.bound(self.inner.issue(grant_id, expires_at, credentials))
+            .await
+    }
+
+    async fn revoke_grant(&self, id: &str) -> Result<bool, StoreError> {
+        self.bound(self.inner.revoke_grant(id)).await
+    }
+
+    async fn put_credential(&self, credential: &Credential) -> Result<(), StoreError> {
+        self.bound(self.inner.put_credential(credential)).await
+    }
+
+    async fn credential(&self, digest: &str) -> Result<Option<Credential>, StoreError> {
+        self.bound(self.inner.credential(digest)).await
+    }
+
+    async fn redeem(&self, digest: &str) -> Result<Redeemed, StoreError> {
+        self.bound(self.inner.redeem(digest)).await
+    }
+
+    async fn purge_expired(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
+        self.bound(self.inner.purge_expired(now)).await
     }
 }

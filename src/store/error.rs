@@ -19,7 +19,7 @@ pub enum StoreError {
     #[error("{0}")]
     Misconfigured(&'static str),
     /// A read-then-write kept finding the document changed by other writes.
-    #[error("a thread kept changing under concurrent writes")]
+    #[error("a document kept changing under concurrent writes")]
     Contended,
     /// The entry alone would pass Firestore's 1 MiB limit for a thread's document.
     #[error("the entry is larger than the store's limit for a thread")]

@@ -24,9 +24,10 @@ pub trait GrantStore: Send + Sync {
     /// The grants of the namespace named `namespace`, oldest first.
     async fn grants(&self, namespace: &str) -> Result<Vec<Grant>, StoreError>;
 
-    /// Writes `credentials` under the grant `grant_id` and moves the grant's expiry to
-    /// `expires_at`, all at once and only if the grant still exists: a revoked grant issues
-    /// nothing, however the calls interleave. Whether it did.
+    /// Writes `credentials`, each under the grant `grant_id` whatever its own `grant_id` says,
+    /// and moves the grant's expiry to `expires_at`, all at once and only if the grant still
+    /// exists: a revoked grant issues nothing, however the calls interleave. Whether it did. A
+    /// credential whose digest is already held fails the call, which then writes nothing.
     async fn issue(
         &self,
         grant_id: &str,
@@ -34,10 +35,12 @@ pub trait GrantStore: Send + Sync {
         credentials: &[Credential],
     ) -> Result<bool, StoreError>;
 
-    /// Deletes the grant and every credential issued under it. Whether it existed.
+    /// Deletes the grant and every credential issued under it. Whether it existed; either way no
+    /// credential under it is left.
     async fn revoke_grant(&self, id: &str) -> Result<bool, StoreError>;
 
-    /// Adds a credential that belongs to no grant (a sign-in under way).
+    /// Adds a credential that belongs to no grant (a sign-in under way). A credential is never
+    /// replaced, so that a used one cannot be made unused: a digest already held fails the call.
     async fn put_credential(&self, credential: &Credential) -> Result<(), StoreError>;
 
     /// The credential with this digest, used or not, expired or not.
@@ -48,6 +51,6 @@ pub trait GrantStore: Send + Sync {
     async fn redeem(&self, digest: &str) -> Result<Redeemed, StoreError>;
 
     /// Deletes the grants and credentials that expired before `now`; returns how many records
-    /// went.
+    /// went. A grant is judged by its own expiry and a credential by its own.
     async fn purge_expired(&self, now: DateTime<Utc>) -> Result<u64, StoreError>;
 }

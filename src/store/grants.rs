@@ -1,5 +1,7 @@
 //! What the OAuth server keeps: its clients, the grants people gave them, and the credentials
-//! issued under those grants. A credential is kept only as the digest of its value.
+//! issued under those grants. A credential is kept only as the digest of its value. Times are
+//! kept to the microsecond, Firestore's precision: finer parts are dropped on write. Ids and
+//! digests name Firestore documents, so they never hold a `/` (UUIDs, hex and base64url don't).
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -49,6 +51,30 @@ pub enum CredentialKind {
     SignIn,
 }
 
+impl CredentialKind {
+    const ALL: [Self; 4] = [
+        Self::AuthorizationCode,
+        Self::AccessToken,
+        Self::RefreshToken,
+        Self::SignIn,
+    ];
+
+    /// Its name in a store: the one serde gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::AuthorizationCode => "authorization_code",
+            Self::AccessToken => "access_token",
+            Self::RefreshToken => "refresh_token",
+            Self::SignIn => "sign_in",
+        }
+    }
+
+    /// The kind [`as_str`](Self::as_str) names, if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.as_str() == name)
+    }
+}
+
 /// An issued secret, kept as the digest of its value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Credential {
@@ -67,9 +93,25 @@ pub struct Credential {
 /// What redeeming a credential found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Redeemed {
-    /// Not used before; now it is.
+    /// Not used before; now it is. The credential as now stored, marked used.
     First(Credential),
     /// Already used: a replay.
     Again(Credential),
+    /// No credential has this digest.
     Unknown,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kinds_stored_name_is_its_serde_name_and_names_it_back() {
+        for kind in CredentialKind::ALL {
+            let serde_name = serde_json::to_value(kind).unwrap();
+            assert_eq!(serde_name, kind.as_str());
+            assert_eq!(CredentialKind::from_name(kind.as_str()), Some(kind));
+        }
+        assert_eq!(CredentialKind::from_name("password"), None);
+    }
 }

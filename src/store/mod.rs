@@ -1,6 +1,7 @@
-//! Where memories live. Every backend implements [`MemoryStore`]; the conformance suite in
-//! `tests/store` holds each to the same behaviour. A backend stores and retrieves; what an
-//! answer holds (budget, paging, ranking) is decided above it, in `domain`.
+//! Where memories live, and the OAuth server's records. Every backend implements
+//! [`MemoryStore`] and [`GrantStore`]; the conformance suites in `tests/store` hold each to the
+//! same behaviour. A backend stores and retrieves; what an answer holds (budget, paging,
+//! ranking) is decided above it, in `domain`.
 
 mod bounded;
 mod error;

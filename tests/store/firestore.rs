@@ -1,4 +1,4 @@
-//! The Firestore store against the emulator `scripts/test` starts: the conformance suite, and
+//! The Firestore store against the emulator `scripts/test` starts: the conformance suites, and
 //! compatibility with the documents the original function writes.
 
 use std::collections::HashMap;
@@ -23,6 +23,7 @@ async fn connect() -> (FirestoreStore, ()) {
 }
 
 crate::conformance_suite!(connect());
+crate::grant_store_suite!(connect());
 
 #[tokio::test]
 async fn threads_written_by_the_original_load_unchanged_and_newest_first() {

@@ -1,7 +1,8 @@
-//! The conformance suite, run against every `MemoryStore` backend.
+//! The conformance suites, run against every backend: `MemoryStore`'s and `GrantStore`'s.
 
 mod conformance;
 mod firestore;
+mod grants;
 mod lifecycle;
 #[path = "../common/original.rs"]
 mod original;
@@ -21,6 +22,7 @@ mod sqlite {
     }
 
     crate::conformance_suite!(open());
+    crate::grant_store_suite!(open());
 
     /// What was saved is still there when the file is opened again.
     #[tokio::test]

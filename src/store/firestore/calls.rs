@@ -46,7 +46,7 @@ impl FirestoreStore {
         match self.db.client().get().get_document(request).await {
             Ok(response) => Ok(Some(response.into_inner())),
             Err(status) if status.code() == Code::NotFound => Ok(None),
-            Err(status) => Err(unavailable("reading a thread failed", status)),
+            Err(status) => Err(unavailable("reading a document failed", status)),
         }
     }
 

@@ -1,4 +1,5 @@
-//! The original function's document layout, which kioku keeps, and Firestore's limits.
+//! The original function's document layout, which kioku keeps; the OAuth server's collections
+//! beside it; and Firestore's limits.
 
 /// The original function's layout: `memory/{namespace}/threads/{thread_id}`.
 pub const ROOT: &str = "memory";
@@ -13,3 +14,15 @@ pub const UPDATED_AT: &str = "updated_at";
 pub const EXPIRE_AT: &str = "expire_at";
 /// Writes a commit may carry (the same page of limits).
 pub const MAX_WRITES_PER_COMMIT: usize = 500;
+
+/// The OAuth server's root collections, apart from the original's `memory`: clients and
+/// grants by id, credentials by the digest of their value (records.rs has their fields).
+pub const CLIENTS: &str = "kioku_oauth_clients";
+pub const GRANTS: &str = "kioku_oauth_grants";
+pub const CREDENTIALS: &str = "kioku_oauth_credentials";
+/// The fields of those records that calls query or change on their own. `expires_at` is a
+/// timestamp, so a TTL policy may delete expired records too.
+pub const NAMESPACE: &str = "namespace";
+pub const GRANT_ID: &str = "grant_id";
+pub const EXPIRES_AT: &str = "expires_at";
+pub const USED: &str = "used";

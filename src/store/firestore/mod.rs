@@ -1,9 +1,12 @@
 //! Firestore, for Cloud Run: any number of instances share one namespace. Memories live where
-//! the original function kept them, so the two read each other's.
+//! the original function kept them, so the two read each other's; the OAuth server's records
+//! live in root collections of their own beside them.
 
 mod calls;
 mod failure;
+mod grants;
 mod layout;
+mod records;
 mod save;
 mod size;
 mod store;

@@ -1,5 +1,5 @@
 //! The writes kioku commits: an atomic append as the original sends it, a rewrite of the
-//! entries, a delete, and the precondition that makes a read-then-write safe.
+//! entries, a whole document, a delete, and the preconditions that make a write safe.
 
 use std::collections::HashMap;
 
@@ -17,12 +17,20 @@ use super::layout::{ENTRIES, EXPIRE_AT, UPDATED_AT};
 
 /// The document must be as read: last updated then, or still missing.
 pub fn unchanged(document: Option<&Document>) -> Precondition {
-    let condition = match document {
-        Some(doc) => ConditionType::UpdateTime(doc.update_time.unwrap_or_default()),
-        None => ConditionType::Exists(false),
-    };
+    match document {
+        Some(doc) => Precondition {
+            condition_type: Some(ConditionType::UpdateTime(
+                doc.update_time.unwrap_or_default(),
+            )),
+        },
+        None => exists(false),
+    }
+}
+
+/// The document must exist, or must not.
+pub fn exists(exists: bool) -> Precondition {
     Precondition {
-        condition_type: Some(condition),
+        condition_type: Some(ConditionType::Exists(exists)),
     }
 }
 
@@ -78,7 +86,7 @@ fn expiry(expire_at: Option<Timestamp>) -> HashMap<String, Value> {
 
 /// Sets `fields` of the document, leaving its other fields as they are, then applies
 /// `transforms`.
-fn update(
+pub fn update(
     document: &str,
     fields: HashMap<String, Value>,
     transforms: Vec<FieldTransform>,
@@ -93,6 +101,18 @@ fn update(
         update_mask: Some(DocumentMask { field_paths }),
         update_transforms: transforms,
         current_document: None,
+    }
+}
+
+/// Replaces the whole document with `fields`, or creates it.
+pub fn set_write(document: &str, fields: HashMap<String, Value>) -> Write {
+    Write {
+        operation: Some(Operation::Update(Document {
+            name: document.to_owned(),
+            fields,
+            ..Document::default()
+        })),
+        ..Write::default()
     }
 }
 

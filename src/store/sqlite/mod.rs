@@ -2,6 +2,7 @@
 //! was answered survives a process crash, and by SQLite's guarantee a power loss. One
 //! connection, used on the blocking pool.
 
+mod grants;
 mod group_commit;
 mod schema;
 mod sql;

@@ -6,8 +6,12 @@ use rusqlite::{Connection, Transaction, params};
 use crate::domain::{entry_micros, fold};
 
 /// Schema versions, applied in order at open; `PRAGMA user_version` records how many ran.
-const MIGRATIONS: &[fn(&Transaction) -> rusqlite::Result<()>] =
-    &[create_tables, add_time_and_search, tidy_after_deletes];
+const MIGRATIONS: &[fn(&Transaction) -> rusqlite::Result<()>] = &[
+    create_tables,
+    add_time_and_search,
+    tidy_after_deletes,
+    add_oauth_records,
+];
 
 /// 1: entries in save order; each thread remembers its latest entry.
 fn create_tables(tx: &Transaction) -> rusqlite::Result<()> {
@@ -66,6 +70,45 @@ fn tidy_after_deletes(tx: &Transaction) -> rusqlite::Result<()> {
                  WHERE namespace = old.namespace AND thread_id = old.thread_id
                    AND last_seq = old.seq;
          END;",
+    )
+}
+
+/// 4: the OAuth server's clients, grants and credentials. Times are microseconds since the
+/// epoch, so that expiry and age compare as numbers; a client's redirect URIs are a JSON array.
+/// Every expiry is indexed for the purge.
+fn add_oauth_records(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE oauth_clients (
+             id            TEXT PRIMARY KEY,
+             name          TEXT NOT NULL,
+             secret_digest TEXT,
+             redirect_uris TEXT NOT NULL,
+             registered    INTEGER NOT NULL,
+             created_at    INTEGER NOT NULL
+         ) WITHOUT ROWID;
+         CREATE TABLE oauth_grants (
+             id              TEXT PRIMARY KEY,
+             client_id       TEXT NOT NULL,
+             namespace       TEXT NOT NULL,
+             namespace_label TEXT NOT NULL,
+             signed_in_with  TEXT NOT NULL,
+             scope           TEXT NOT NULL,
+             resource        TEXT,
+             created_at      INTEGER NOT NULL,
+             expires_at      INTEGER NOT NULL
+         ) WITHOUT ROWID;
+         CREATE INDEX oauth_grants_by_namespace ON oauth_grants (namespace, created_at);
+         CREATE INDEX oauth_grants_by_expiry ON oauth_grants (expires_at);
+         CREATE TABLE oauth_credentials (
+             digest     TEXT PRIMARY KEY,
+             kind       TEXT NOT NULL,
+             grant_id   TEXT,
+             expires_at INTEGER NOT NULL,
+             used       INTEGER NOT NULL,
+             body       TEXT NOT NULL
+         ) WITHOUT ROWID;
+         CREATE INDEX oauth_credentials_by_grant ON oauth_credentials (grant_id);
+         CREATE INDEX oauth_credentials_by_expiry ON oauth_credentials (expires_at);",
     )
 }
 
