@@ -53,6 +53,7 @@ impl ErrorBody {
 pub enum ErrorCode {
     MissingCredentials,
     UnknownToken,
+    InvalidToken,
     MissingMode,
     UnknownMode,
     MissingSummary,
@@ -85,6 +86,7 @@ impl From<&AuthError> for ErrorCode {
             AuthError::MissingCredentials => Self::MissingCredentials,
             AuthError::UnknownToken => Self::UnknownToken,
             AuthError::NotAdmin => Self::NotAdmin,
+            AuthError::InvalidAccessToken(_) => Self::InvalidToken,
         }
     }
 }

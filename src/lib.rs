@@ -13,11 +13,13 @@
 //!   memory page to come) calls, so that each rule is written once. [`error_code`]: the stable
 //!   names of its refusals. [`guide`]: the usage guide a model follows, for every door.
 //! - [`mcp`]: the same operations as MCP tools, served through the official SDK (`rmcp`).
+//! - [`oauth`]: the OAuth 2.1 authorization server inside kioku (clients, consent, codes,
+//!   tokens, sign-in at an OpenID Provider), and the check of the access tokens it issues.
 //! - [`transfer`]: memories as JSON Lines, for `kioku export`, `kioku import` and
 //!   `/admin/export`.
 //! - [`config`] (settings from flags and the environment) and [`telemetry`] (the log format).
 //! - [`http`]: the only module that knows actix-web: routes, extractors, middleware, the
-//!   OpenAPI schema, and errors as HTTP answers.
+//!   OpenAPI schema, the sign-in pages, and errors as HTTP answers.
 //! - [`startup`]: wires settings → store → credentials → [`http::serve`]; `main` runs it.
 
 pub mod config;

@@ -7,9 +7,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use kioku::config::{Cli, Command, SchemaFormat, Settings};
+use kioku::config::{Cli, ClientAction, Command, SchemaFormat, Settings};
 use kioku::credentials;
 use kioku::http::schema::{self, SchemaOptions};
+use kioku::oauth::client;
 use kioku::startup::{Application, LocalToken, open_store};
 use kioku::telemetry::{self, ErrorChain};
 use kioku::transfer::{self, Renames};
@@ -28,6 +29,7 @@ async fn main() -> ExitCode {
         }
         Command::Export { namespace } => finish(export(&settings, namespace.as_deref()).await),
         Command::Import { file, rename } => finish(import(&settings, file, &rename).await),
+        Command::OauthClient { action } => finish(oauth_client(&settings, action).await),
         Command::Serve => {
             telemetry::init(settings.log_format());
             let app = match Application::build(settings).await {
@@ -99,7 +101,8 @@ fn finish(outcome: Result<(), String>) -> ExitCode {
 async fn export(settings: &Settings, namespace: Option<&str>) -> Result<(), String> {
     let store = open_store(settings)
         .await
-        .map_err(|e| ErrorChain(&e).to_string())?;
+        .map_err(|e| ErrorChain(&e).to_string())?
+        .memory;
     let namespaces = transfer::namespaces(store.as_ref(), namespace)
         .await
         .map_err(|e| ErrorChain(&e).to_string())?;
@@ -127,7 +130,8 @@ async fn import(
     let (input, length) = open_input(file.as_deref())?;
     let store = open_store(settings)
         .await
-        .map_err(|e| ErrorChain(&e).to_string())?;
+        .map_err(|e| ErrorChain(&e).to_string())?
+        .memory;
     // Hidden when stderr is not a terminal.
     let progress = ProgressBar::with_draw_target(length, ProgressDrawTarget::stderr());
     progress.set_style(
@@ -152,6 +156,52 @@ async fn import(
             "{bad} bad lines were skipped; fix them and import again"
         )),
     }
+}
+
+/// `kioku oauth-client`: the answer as JSON on stdout, as `/admin/oauth/clients` gives it.
+async fn oauth_client(settings: &Settings, action: ClientAction) -> Result<(), String> {
+    let store = open_store(settings)
+        .await
+        .map_err(|e| ErrorChain(&e).to_string())?
+        .grants;
+    let store = store.as_ref();
+    let failed = |e: kioku::oauth::OAuthError| ErrorChain(&e).to_string();
+    let answer = match action {
+        ClientAction::Add {
+            name,
+            redirect_uris,
+        } => serde_json::to_value(
+            client::add(store, &name, redirect_uris)
+                .await
+                .map_err(failed)?,
+        ),
+        ClientAction::AddRedirectUri {
+            client_id,
+            redirect_uri,
+        } => serde_json::to_value(
+            client::add_redirect_uri(store, &client_id, &redirect_uri)
+                .await
+                .map_err(failed)?
+                .redirect_uris,
+        ),
+        ClientAction::List => {
+            let clients = store
+                .clients()
+                .await
+                .map_err(|e| ErrorChain(&e).to_string())?;
+            let listed: Vec<_> = clients
+                .into_iter()
+                .map(|c| serde_json::json!({"client_id": c.id, "name": c.name, "redirect_uris": c.redirect_uris}))
+                .collect();
+            serde_json::to_value(listed)
+        }
+    };
+    let answer = answer.map_err(|e| e.to_string())?;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&answer).map_err(|e| e.to_string())?
+    );
+    Ok(())
 }
 
 /// The file to import, or stdin; and its length, when known, for the progress bar.

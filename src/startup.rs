@@ -7,15 +7,19 @@ use std::time::Duration;
 
 use actix_web::dev::Server;
 
-use crate::config::{Settings, StoreKind};
+use crate::config::{OAuthSettings, Settings, SignInMode, StoreKind};
 use crate::credentials::{self, AdminTokens, Tokens};
 use crate::http::{self, AppState, Shared, TraceProject};
 use crate::memory::{Memory, Rules};
+use crate::oauth::metadata::CALLBACK_PATH;
+use crate::oauth::oidc::{OidcSettings, Upstream};
+use crate::oauth::{AuthorizationServer, SignIn};
 use crate::rate_limit::RateLimit;
-use crate::store::{Bounded, FirestoreStore, MemoryStore, SqliteStore};
+use crate::store::{Bounded, FirestoreStore, GrantStore, MemoryStore, SqliteStore};
 use crate::telemetry::ErrorChain;
 
-/// How often the embedded store forgets entries past `KIOKU_RETENTION_DAYS`.
+/// How often the embedded store forgets entries past `KIOKU_RETENTION_DAYS`, and how often
+/// expired grants and credentials are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(3_600);
 
 #[derive(Debug, thiserror::Error)]
@@ -43,9 +47,26 @@ pub struct Application {
     local_token: Option<LocalToken>,
 }
 
+/// The store, as memories and as the OAuth server's records: one backend behind both.
+pub struct Stores {
+    pub memory: Arc<dyn MemoryStore>,
+    pub grants: Arc<dyn GrantStore>,
+}
+
 impl Application {
+    /// Listens where `settings` say, then builds.
     pub async fn build(settings: Settings) -> Result<Self, StartupError> {
+        let listener =
+            TcpListener::bind((settings.host(), settings.port)).map_err(StartupError::Listen)?;
+        Self::build_on(settings, listener).await
+    }
+
+    /// Serves on `listener`, already bound: its address is known before the server starts
+    /// (an OpenID Provider is told kioku's callback URL first).
+    pub async fn build_on(settings: Settings, listener: TcpListener) -> Result<Self, StartupError> {
+        let address = listener.local_addr().map_err(StartupError::Listen)?;
         let (tokens, local_token) = tokens(&settings)?;
+        let tokens = Arc::new(tokens);
         for ns in tokens.bare_token_namespaces() {
             tracing::warn!(
                 namespace = %ns,
@@ -55,13 +76,11 @@ impl Application {
         }
         let admin_tokens = AdminTokens::parse(settings.admin_tokens.as_deref(), &tokens)
             .map_err(StartupError::Config)?;
-        let store = open_store(&settings).await?;
+        let stores = open_store(&settings).await?;
         if let (StoreKind::Sqlite, Some(_)) = (settings.store(), settings.retention_days) {
             keep_purging(&settings).await?;
         }
-        let listener =
-            TcpListener::bind((settings.host(), settings.port)).map_err(StartupError::Listen)?;
-        let address = listener.local_addr().map_err(StartupError::Listen)?;
+        let oauth = authorization_server(&settings, address, &stores, &tokens)?;
         let rules = Rules {
             timezone: settings.timezone,
             max_summary_chars: settings.max_summary_chars as usize,
@@ -69,10 +88,11 @@ impl Application {
             retention: settings.retention(),
         };
         let state = AppState {
-            memory: Arc::new(Memory::new(Arc::clone(&store), rules)),
-            store,
+            memory: Arc::new(Memory::new(Arc::clone(&stores.memory), rules)),
+            store: stores.memory,
             public_url: settings.public_url.clone(),
             schema_post: settings.schema_post,
+            oauth,
         };
         let shared = Shared {
             state,
@@ -129,25 +149,120 @@ fn tokens(settings: &Settings) -> Result<(Tokens, Option<LocalToken>), StartupEr
     ))
 }
 
-/// The store `settings` name, each call within the store time limit. The CLI's export and
-/// import use it too.
-pub async fn open_store(settings: &Settings) -> Result<Arc<dyn MemoryStore>, StartupError> {
+/// The store `settings` name, each call within the store time limit. The CLI's export,
+/// import and client commands use it too.
+pub async fn open_store(settings: &Settings) -> Result<Stores, StartupError> {
     let limit = settings.store_timeout();
     Ok(match settings.store() {
         // Lock waits end before the call's limit, so a write refused for a lock is refused
         // for certain, and not left to land after the caller was told 503.
         StoreKind::Sqlite => {
             let store = SqliteStore::open(&settings.sqlite_path(), limit * 3 / 4)?;
-            Arc::new(Bounded::new(store, limit))
+            Stores::of(Arc::new(Bounded::new(store, limit)))
         }
         // Each attempt gets a share of the limit, so a retry still fits within it.
         StoreKind::Firestore => {
             let project = settings.google_cloud_project.clone();
             let store =
                 FirestoreStore::connect(project, &settings.firestore_database, limit / 3).await?;
-            Arc::new(Bounded::new(store, limit))
+            Stores::of(Arc::new(Bounded::new(store, limit)))
         }
     })
+}
+
+impl Stores {
+    fn of<S: MemoryStore + GrantStore + 'static>(store: Arc<S>) -> Self {
+        Self {
+            memory: Arc::clone(&store) as Arc<dyn MemoryStore>,
+            grants: store,
+        }
+    }
+}
+
+/// The OAuth server `KIOKU_OAUTH` asks for, if any, at its public URL (on a local run, the
+/// address it listens on); and the hourly purge of what it issued that has expired.
+fn authorization_server(
+    settings: &Settings,
+    address: SocketAddr,
+    stores: &Stores,
+    tokens: &Arc<Tokens>,
+) -> Result<Option<Arc<AuthorizationServer>>, StartupError> {
+    let oauth = &settings.oauth;
+    if !oauth.enabled() {
+        return Ok(None);
+    }
+    let issuer = match (&settings.public_url, settings.on_cloud_run()) {
+        (Some(url), _) => url.trim_end_matches('/').to_owned(),
+        (None, true) => {
+            return Err(StartupError::Config(
+                "KIOKU_OAUTH needs KIOKU_PUBLIC_URL: the issuer and the tokens' resource are this \
+                 service's URL, never a request's headers"
+                    .into(),
+            ));
+        }
+        (None, false) if address.ip().is_unspecified() => {
+            format!("http://localhost:{}", address.port())
+        }
+        (None, false) => format!("http://{address}"),
+    };
+    let sign_in = SignIn {
+        tokens: oauth
+            .modes
+            .contains(&SignInMode::Token)
+            .then(|| Arc::clone(tokens)),
+        upstream: match oauth.modes.contains(&SignInMode::Oidc) {
+            true => Some(upstream(oauth, &issuer)?),
+            false => None,
+        },
+    };
+    keep_purging_grants(Arc::clone(&stores.grants));
+    Ok(Some(Arc::new(AuthorizationServer::new(
+        Arc::clone(&stores.grants),
+        &issuer,
+        oauth.lifetimes(),
+        sign_in,
+    ))))
+}
+
+/// The OpenID Provider's client, from the three settings `oidc` sign-in needs.
+fn upstream(oauth: &OAuthSettings, issuer: &str) -> Result<Upstream, StartupError> {
+    let (Some(provider), Some(client_id), Some(client_secret)) = (
+        &oauth.oidc_issuer,
+        &oauth.oidc_client_id,
+        &oauth.oidc_client_secret,
+    ) else {
+        return Err(StartupError::Config(
+            "KIOKU_OAUTH=oidc needs KIOKU_OIDC_ISSUER, KIOKU_OIDC_CLIENT_ID and \
+             KIOKU_OIDC_CLIENT_SECRET"
+                .into(),
+        ));
+    };
+    Upstream::new(OidcSettings {
+        issuer: provider.clone(),
+        client_id: client_id.clone(),
+        client_secret: client_secret.clone(),
+        redirect_uri: format!("{issuer}{CALLBACK_PATH}"),
+    })
+    .map_err(|err| StartupError::Config(format!("the OpenID Provider's settings: {err}")))
+}
+
+/// Deletes expired grants and credentials every [`PURGE_EVERY`], on every store; the first
+/// purge waits an interval, so that starting stays fast.
+fn keep_purging_grants(grants: Arc<dyn GrantStore>) {
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(PURGE_EVERY);
+        every.tick().await;
+        loop {
+            every.tick().await;
+            match grants.purge_expired(chrono::Utc::now()).await {
+                Ok(0) => {}
+                Ok(records) => {
+                    tracing::info!(records, "deleted expired OAuth grants and credentials")
+                }
+                Err(err) => tracing::error!(error = %ErrorChain(&err), "the OAuth purge failed"),
+            }
+        }
+    });
 }
 
 /// Forgets the embedded store's entries past their age now, then every [`PURGE_EVERY`], on a

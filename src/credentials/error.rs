@@ -1,7 +1,7 @@
 //! Why a request was not let in.
 
 /// Why a request was not let in. Neither message echoes what was presented.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AuthError {
     #[error("Send `Authorization: Bearer <token>` with a token this server knows.")]
     MissingCredentials,
@@ -9,4 +9,8 @@ pub enum AuthError {
     UnknownToken,
     #[error("This token is not an admin token: /admin takes one of KIOKU_ADMIN_TOKENS.")]
     NotAdmin,
+    /// An access token of this server's OAuth grants that is expired, revoked or for another
+    /// resource; the message says which.
+    #[error("{0}")]
+    InvalidAccessToken(String),
 }

@@ -25,6 +25,11 @@ impl Namespace {
         Self::parse(token, format!("bare-token-{position}"))
     }
 
+    /// A namespace as a grant recorded it, with the label it was shown under.
+    pub fn labelled(name: &str, label: &str) -> Result<Self, String> {
+        Self::parse(name, label.to_owned())
+    }
+
     /// A namespace a request names, such as an operator's export or delete.
     pub fn requested(name: &str) -> Result<Self, ValidationError> {
         Self::named(name).map_err(|_| ValidationError::InvalidFilter {

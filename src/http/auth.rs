@@ -4,41 +4,70 @@
 use std::future::{Ready, ready};
 
 use actix_web::{FromRequest, HttpMessage, HttpRequest, dev::Payload, http::header, web};
+use futures_util::future::LocalBoxFuture;
 
 use super::error::ApiError;
+use super::state::AppState;
 use crate::credentials::{AdminTokens, AuthError, Tokens};
 use crate::domain::Namespace;
+use crate::oauth::{Door, MCP_PATH, OAuthError};
 use crate::rate_limit::RateLimit;
 
-/// The namespace of an authenticated request, within its rate limit.
+/// The namespace of an authenticated request, within its rate limit: the request presented an
+/// API token, or an access token of this server's OAuth grants that is for where it arrived.
 #[derive(Debug, Clone)]
 pub struct Authenticated(pub Namespace);
 
 impl FromRequest for Authenticated {
     type Error = ApiError;
-    type Future = Ready<Result<Self, Self::Error>>;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let tokens = req
-            .app_data::<web::Data<Tokens>>()
-            .expect("Tokens are registered as app data");
-        let rate_limit = req
-            .app_data::<web::Data<RateLimit>>()
-            .expect("the rate limit is registered as app data");
-        let result = bearer_token(req)
-            .ok_or(AuthError::MissingCredentials)
-            .and_then(|token| tokens.authenticate(token).ok_or(AuthError::UnknownToken))
-            .map_err(ApiError::from)
-            .and_then(|ns| {
-                // The request log reads it back.
-                req.extensions_mut().insert(ns.clone());
-                // Every authenticated request counts against its namespace.
-                rate_limit
-                    .check(ns)
-                    .map_err(|wait| ApiError::RateLimited(wait.as_secs() + 1))?;
-                Ok(Self(ns.clone()))
-            });
-        ready(result)
+        let req = req.clone();
+        Box::pin(async move {
+            let ns = namespace(&req).await?;
+            // The request log reads it back.
+            req.extensions_mut().insert(ns.clone());
+            let rate_limit = req
+                .app_data::<web::Data<RateLimit>>()
+                .expect("the rate limit is registered as app data");
+            // Every authenticated request counts against its namespace.
+            rate_limit
+                .check(&ns)
+                .map_err(|wait| ApiError::RateLimited(wait.as_secs() + 1))?;
+            Ok(Self(ns))
+        })
+    }
+}
+
+/// The namespace the request's bearer token opens. An API token is checked first, and costs no
+/// store read.
+async fn namespace(req: &HttpRequest) -> Result<Namespace, ApiError> {
+    let token = bearer_token(req).ok_or(AuthError::MissingCredentials)?;
+    let tokens = req
+        .app_data::<web::Data<Tokens>>()
+        .expect("Tokens are registered as app data");
+    if let Some(ns) = tokens.authenticate(token) {
+        return Ok(ns.clone());
+    }
+    let app = req
+        .app_data::<web::Data<AppState>>()
+        .expect("the state is registered as app data");
+    let Some(oauth) = &app.oauth else {
+        return Err(AuthError::UnknownToken.into());
+    };
+    let door = if req.path().starts_with(MCP_PATH) {
+        Door::Mcp
+    } else {
+        Door::Api
+    };
+    match oauth.authenticate(token, door).await {
+        Ok(Some(ns)) => Ok(ns),
+        Ok(None) => Err(AuthError::UnknownToken.into()),
+        Err(OAuthError::Refused { description, .. }) => {
+            Err(AuthError::InvalidAccessToken(description).into())
+        }
+        Err(err) => Err(ApiError::Unavailable(err.into())),
     }
 }
 

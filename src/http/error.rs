@@ -8,6 +8,7 @@ use crate::credentials::AuthError;
 use crate::domain::ValidationError;
 use crate::error_code::{ErrorBody, ErrorCode};
 use crate::memory::MemoryError;
+use crate::oauth::{ErrorCode as OAuthCode, OAuthError};
 use crate::store::StoreError;
 use crate::telemetry::ErrorChain;
 use crate::transfer::TransferError;
@@ -119,7 +120,7 @@ impl ApiError {
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self.code() {
-            ErrorCode::MissingCredentials => StatusCode::UNAUTHORIZED,
+            ErrorCode::MissingCredentials | ErrorCode::InvalidToken => StatusCode::UNAUTHORIZED,
             ErrorCode::UnknownToken | ErrorCode::NotAdmin => StatusCode::FORBIDDEN,
             ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ErrorCode::BodyTooLarge | ErrorCode::EntryTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
@@ -149,6 +150,11 @@ impl ResponseError for ApiError {
     fn error_response(&self) -> HttpResponse {
         let mut response = HttpResponse::build(self.status_code());
         match self {
+            // RFC 6750, section 3.1.
+            Self::Auth(AuthError::InvalidAccessToken(_)) => {
+                response
+                    .insert_header((header::WWW_AUTHENTICATE, r#"Bearer error="invalid_token""#));
+            }
             Self::Auth(_) => {
                 response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
             }
@@ -166,5 +172,43 @@ impl ResponseError for ApiError {
             _ => {}
         }
         response.json(self.body())
+    }
+}
+
+/// A refusal of an OAuth endpoint, in OAuth's shape (RFC 6749, section 5.2) and never cached.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct OAuthFailure(#[from] pub OAuthError);
+
+impl ResponseError for OAuthFailure {
+    fn status_code(&self) -> StatusCode {
+        match &self.0 {
+            OAuthError::Refused {
+                code: OAuthCode::InvalidClient | OAuthCode::InvalidToken,
+                ..
+            } => StatusCode::UNAUTHORIZED,
+            OAuthError::Refused { .. } => StatusCode::BAD_REQUEST,
+            OAuthError::Store(_) | OAuthError::Upstream(_) => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut response = HttpResponse::build(self.status_code());
+        response
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .insert_header((header::PRAGMA, "no-cache"));
+        let (code, description) = match &self.0 {
+            OAuthError::Refused { code, description } => (code.as_str(), description.as_str()),
+            cause => {
+                tracing::error!(error = %ErrorChain(cause), "an OAuth request failed");
+                response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECS));
+                ("temporarily_unavailable", "try again in a few seconds")
+            }
+        };
+        if self.status_code() == StatusCode::UNAUTHORIZED {
+            // RFC 6749, section 5.2: a client that failed to authenticate is told how to.
+            response.insert_header((header::WWW_AUTHENTICATE, r#"Basic realm="kioku""#));
+        }
+        response.json(serde_json::json!({ "error": code, "error_description": description }))
     }
 }

@@ -4,8 +4,10 @@
 //! every error to an HTTP answer.
 
 mod auth;
+mod cookies;
 mod error;
 mod limits;
+mod pages;
 mod request_log;
 mod routes;
 pub mod schema;
@@ -33,7 +35,7 @@ const SHUTDOWN_GRACE_SECS: u64 = 8;
 /// What the server is given, once, at start.
 pub struct Shared {
     pub state: AppState,
-    pub tokens: Tokens,
+    pub tokens: Arc<Tokens>,
     pub admin_tokens: AdminTokens,
     pub rate_limit: RateLimit,
     pub trace_project: TraceProject,
@@ -49,7 +51,7 @@ pub fn serve(listener: TcpListener, shared: Shared) -> std::io::Result<Server> {
         body_limit,
     ));
     let state = web::Data::new(shared.state);
-    let tokens = web::Data::new(shared.tokens);
+    let tokens = web::Data::from(shared.tokens);
     let admin_tokens = web::Data::new(shared.admin_tokens);
     let rate_limit = web::Data::new(shared.rate_limit);
     let trace_project = web::Data::new(shared.trace_project);

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use actix_web::HttpRequest;
 
 use crate::memory::Memory;
+use crate::oauth::AuthorizationServer;
 use crate::store::MemoryStore;
 
 pub struct AppState {
@@ -16,6 +17,8 @@ pub struct AppState {
     pub public_url: Option<String>,
     /// Whether the schema lists `POST /`.
     pub schema_post: bool,
+    /// The OAuth server, when `KIOKU_OAUTH` turns it on.
+    pub oauth: Option<Arc<AuthorizationServer>>,
 }
 
 impl AppState {
@@ -34,6 +37,15 @@ impl AppState {
                 let info = req.connection_info();
                 format!("{}://{}", info.scheme(), info.host())
             }
+        }
+    }
+
+    /// The URL resources are named under: the OAuth issuer's when OAuth is on, so that tokens,
+    /// metadata and challenges agree whatever headers a request carries.
+    pub fn resource_base(&self, req: &HttpRequest) -> String {
+        match &self.oauth {
+            Some(oauth) => oauth.issuer().to_owned(),
+            None => self.base_url(req),
         }
     }
 }

@@ -1,4 +1,35 @@
-//! kioku's OAuth 2.1 authorization server, and the upstream OpenID Provider that sign-in can
-//! be delegated to ([`oidc`]).
+//! The OAuth 2.1 authorization server inside kioku, and the resource server's check of the
+//! tokens it issues. Every grant opens one namespace: the one of the API token the person
+//! typed, or a person's own, from who an OpenID Provider says they are.
+//!
+//! - [`AuthorizationServer`] (`server`): the issuer, its store, lifetimes and sign-in modes.
+//! - `client`: registration (RFC 7591) and operators' clients; redirect URI rules.
+//! - `request` and `authorize`: the authorization request, the code, sign-in upstream.
+//! - `token` and `revoke`: the token endpoint (RFC 6749, PKCE, RFC 8707) and RFC 7009.
+//! - `access`: an access token presented to the API or to `/mcp`.
+//! - [`metadata`]: RFC 8414 and RFC 9728 documents. [`oidc`]: the OpenID Provider's client.
+//! - `secret`, `issued`, `resource`, `error`: what is issued and kept, and why a request was
+//!   refused.
+//!
+//! Nothing here knows HTTP; `http::routes::oauth` reads requests and writes answers.
 
+mod access;
+mod authorize;
+pub mod client;
+mod error;
+mod issued;
+pub mod metadata;
 pub mod oidc;
+mod request;
+mod resource;
+mod revoke;
+mod secret;
+mod server;
+mod token;
+
+pub use authorize::{Finished, SignedIn};
+pub use error::{ErrorCode, OAuthError};
+pub use request::{AuthorizationParams, AuthorizationRequest, RequestError, SCOPE};
+pub use resource::{Door, MCP_PATH};
+pub use server::{AuthorizationServer, Lifetimes, SignIn};
+pub use token::{BasicCredentials, TokenParams, TokenResponse};

@@ -16,6 +16,7 @@ use crate::transfer;
 pub fn register(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::scope("/admin")
+            .configure(super::admin_oauth::register)
             .service(
                 web::resource("/namespaces")
                     .route(web::get().to(namespaces))

@@ -12,6 +12,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::fallback::method_not_allowed;
+use super::oauth::RESOURCE_METADATA_PATH;
+use crate::credentials::AuthError;
 use crate::http::auth::Authenticated;
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
@@ -19,9 +21,6 @@ use crate::mcp::MemoryServer;
 
 /// The SDK's transport over kioku's tools.
 pub type McpService = StreamableHttpService<MemoryServer, LocalSessionManager>;
-
-/// Where a client finds how to get a token for `/mcp` (RFC 9728, section 3).
-pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource/mcp";
 
 /// The transport: stateless, so that any instance answers any request; JSON answers; the
 /// `Origin` of a browser checked against the public URL (MCP transport spec, "Security
@@ -63,12 +62,7 @@ pub fn register(cfg: &mut web::ServiceConfig) {
         web::resource("/mcp")
             .route(web::post().to(mcp))
             .default_service(method_not_allowed("POST")),
-    )
-    .route(
-        "/.well-known/oauth-protected-resource",
-        web::get().to(resource_metadata),
-    )
-    .route(RESOURCE_METADATA_PATH, web::get().to(resource_metadata));
+    );
 }
 
 async fn mcp(
@@ -80,7 +74,7 @@ async fn mcp(
 ) -> Result<HttpResponse, ApiError> {
     let Authenticated(ns) = match auth {
         Ok(auth) => auth,
-        Err(err @ ApiError::Auth(_)) => return Ok(challenge(&err, &app.base_url(&req))),
+        Err(err @ ApiError::Auth(_)) => return Ok(challenge(&err, &app.resource_base(&req))),
         Err(err) => return Err(err),
     };
     let body = read_body(body, app.body_limit()).await?;
@@ -131,29 +125,16 @@ async fn read_body(mut payload: web::Payload, limit: usize) -> Result<web::Bytes
 /// A refused credential, with where to learn how to get one (RFC 9728, section 5.1).
 fn challenge(err: &ApiError, base_url: &str) -> HttpResponse {
     let mut response = err.error_response();
-    let value = format!("Bearer resource_metadata=\"{base_url}{RESOURCE_METADATA_PATH}\"");
+    // RFC 6750, section 3.1: a token that was presented and refused says so.
+    let error = match err {
+        ApiError::Auth(AuthError::InvalidAccessToken(_)) => r#"error="invalid_token", "#,
+        _ => "",
+    };
+    let value = format!("Bearer {error}resource_metadata=\"{base_url}{RESOURCE_METADATA_PATH}\"");
     if let Ok(value) = header::HeaderValue::from_str(&value) {
         response
             .headers_mut()
             .insert(header::WWW_AUTHENTICATE, value);
     }
     response
-}
-
-/// The protected resource's metadata (RFC 9728, section 2): the API, or `/mcp`, takes
-/// bearer tokens in the `Authorization` header. The resource is the URL the metadata was asked
-/// for without the well-known prefix (section 3.3).
-async fn resource_metadata(req: HttpRequest, app: web::Data<AppState>) -> HttpResponse {
-    let base = app.base_url(&req);
-    let suffix = req
-        .path()
-        .strip_prefix("/.well-known/oauth-protected-resource")
-        .unwrap_or_default();
-    HttpResponse::Ok()
-        .insert_header((header::CACHE_CONTROL, "max-age=3600"))
-        .json(serde_json::json!({
-            "resource": format!("{base}{suffix}"),
-            "bearer_methods_supported": ["header"],
-            "resource_name": "kioku",
-        }))
 }

@@ -2,6 +2,7 @@
 //! they read the request, call `memory` (or the store, for operators) and answer.
 
 mod admin;
+mod admin_oauth;
 mod docs;
 mod fallback;
 // The schema names the GPT's operations, in these two.
@@ -10,6 +11,7 @@ mod gpt_errors;
 mod health;
 mod mcp;
 pub(super) mod memory;
+mod oauth;
 
 use actix_web::web;
 
@@ -20,6 +22,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     memory::register(cfg);
     forget::register(cfg);
     mcp::register(cfg);
+    oauth::register(cfg);
+    crate::http::pages::register(cfg);
     admin::register(cfg);
     health::register(cfg);
     docs::register(cfg);

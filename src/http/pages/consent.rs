@@ -1,0 +1,96 @@
+//! The consent page: which app asks, what it may do with the person's memory, where the person
+//! goes next, and how they sign in.
+
+use askama::Template;
+
+use super::Text;
+use crate::oauth::{AuthorizationParams, AuthorizationRequest};
+
+#[derive(Template)]
+#[template(path = "consent.html")]
+pub struct Consent<'a> {
+    pub t: &'a Text,
+    pub switch_url: Option<String>,
+    pub heading: String,
+    pub destination: String,
+    pub problem: Option<&'a str>,
+    /// The authorization request's parameters, sent back with the person's decision.
+    pub hidden: Vec<(&'static str, String)>,
+    pub csrf: String,
+    pub token_sign_in: bool,
+    pub provider_button: Option<String>,
+}
+
+impl<'a> Consent<'a> {
+    pub fn new(
+        t: &'a Text,
+        request: &AuthorizationRequest,
+        params: &AuthorizationParams,
+        csrf: String,
+        token_sign_in: bool,
+        provider: Option<&str>,
+    ) -> Self {
+        let hidden = hidden_fields(params);
+        let query = serde_urlencoded::to_string(params).unwrap_or_default();
+        Self {
+            t,
+            switch_url: Some(format!("?{query}&lang={}", t.other_lang)),
+            heading: t.heading.replace("{client}", &request.client.name),
+            destination: destination(&request.redirect_uri),
+            problem: None,
+            hidden,
+            csrf,
+            token_sign_in,
+            provider_button: provider.map(|p| t.sign_in_with.replace("{provider}", &host(p))),
+        }
+    }
+}
+
+/// The parameters that were sent, as hidden fields.
+fn hidden_fields(params: &AuthorizationParams) -> Vec<(&'static str, String)> {
+    let AuthorizationParams {
+        response_type,
+        client_id,
+        redirect_uri,
+        state,
+        scope,
+        code_challenge,
+        code_challenge_method,
+        resource,
+    } = params.clone();
+    [
+        ("response_type", response_type),
+        ("client_id", client_id),
+        ("redirect_uri", redirect_uri),
+        ("state", state),
+        ("scope", scope),
+        ("code_challenge", code_challenge),
+        ("code_challenge_method", code_challenge_method),
+        ("resource", resource),
+    ]
+    .into_iter()
+    .filter_map(|(name, value)| value.map(|v| (name, v)))
+    .collect()
+}
+
+/// Where the person goes next, as they can judge it: the redirect URI's host, or its scheme
+/// for an app's own.
+fn destination(redirect_uri: &str) -> String {
+    match url::Url::parse(redirect_uri) {
+        Ok(url) => url.host_str().filter(|h| !h.is_empty()).map_or_else(
+            || format!("{}:", url.scheme()),
+            |h| match url.port() {
+                Some(port) => format!("{h}:{port}"),
+                None => h.to_owned(),
+            },
+        ),
+        Err(_) => redirect_uri.to_owned(),
+    }
+}
+
+fn host(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_else(|| url.to_owned())
+}

@@ -1,0 +1,168 @@
+//! `/admin/oauth` and a namespace's grants: operators add clients (a GPT Action's), add the
+//! redirect URI the GPT editor shows once the action is saved, and see and revoke grants.
+
+use actix_web::{HttpResponse, web};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::fallback::method_not_allowed;
+use crate::domain::Namespace;
+use crate::http::auth::Admin;
+use crate::http::error::{ApiError, OAuthFailure};
+use crate::http::state::AppState;
+use crate::oauth::AuthorizationServer;
+use crate::oauth::client;
+use crate::store::{Client, Grant};
+
+/// Registers under the `/admin` scope.
+pub fn register(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/oauth/clients")
+            .route(web::get().to(clients))
+            .route(web::post().to(add_client))
+            .default_service(method_not_allowed("GET, POST")),
+    )
+    .service(
+        web::resource("/oauth/clients/{id}/redirect_uris")
+            .route(web::post().to(add_redirect_uri))
+            .default_service(method_not_allowed("POST")),
+    )
+    .service(
+        web::resource("/namespaces/{name}/grants")
+            .route(web::get().to(grants))
+            .default_service(method_not_allowed("GET")),
+    )
+    .service(
+        web::resource("/oauth/grants/{id}")
+            .route(web::delete().to(revoke_grant))
+            .default_service(method_not_allowed("DELETE")),
+    );
+}
+
+/// A client as an operator sees it: never its secret.
+#[derive(Serialize)]
+struct ClientView {
+    client_id: String,
+    name: String,
+    redirect_uris: Vec<String>,
+    confidential: bool,
+    registered: bool,
+    created_at: DateTime<Utc>,
+}
+
+impl From<Client> for ClientView {
+    fn from(client: Client) -> Self {
+        Self {
+            confidential: client.secret_digest.is_some(),
+            client_id: client.id,
+            name: client.name,
+            redirect_uris: client.redirect_uris,
+            registered: client.registered,
+            created_at: client.created_at,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct GrantView {
+    id: String,
+    client_id: String,
+    signed_in_with: String,
+    resource: Option<String>,
+    created_at: DateTime<Utc>,
+    expires_at: DateTime<Utc>,
+}
+
+impl From<Grant> for GrantView {
+    fn from(grant: Grant) -> Self {
+        Self {
+            id: grant.id,
+            client_id: grant.client_id,
+            signed_in_with: grant.signed_in_with,
+            resource: grant.resource,
+            created_at: grant.created_at,
+            expires_at: grant.expires_at,
+        }
+    }
+}
+
+fn oauth(app: &AppState) -> Result<&AuthorizationServer, ApiError> {
+    app.oauth.as_deref().ok_or(ApiError::NotFound)
+}
+
+/// `GET /admin/oauth/clients`.
+async fn clients(_: Admin, app: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let clients = oauth(&app)?.store().clients().await?;
+    let clients: Vec<ClientView> = clients.into_iter().map(ClientView::from).collect();
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "clients": clients })))
+}
+
+#[derive(Deserialize)]
+struct NewClient {
+    name: String,
+    redirect_uris: Vec<String>,
+}
+
+/// `POST /admin/oauth/clients` `{"name", "redirect_uris"}`: a confidential client; its secret
+/// is in this answer and nowhere else.
+async fn add_client(
+    _: Admin,
+    app: web::Data<AppState>,
+    body: web::Json<NewClient>,
+) -> Result<HttpResponse, actix_web::Error> {
+    let NewClient {
+        name,
+        redirect_uris,
+    } = body.into_inner();
+    let added = client::add(oauth(&app)?.store(), &name, redirect_uris)
+        .await
+        .map_err(OAuthFailure)?;
+    tracing::info!("an operator added an OAuth client");
+    Ok(HttpResponse::Created()
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
+        .json(added))
+}
+
+#[derive(Deserialize)]
+struct NewRedirectUri {
+    redirect_uri: String,
+}
+
+/// `POST /admin/oauth/clients/{id}/redirect_uris` `{"redirect_uri"}`.
+async fn add_redirect_uri(
+    _: Admin,
+    app: web::Data<AppState>,
+    id: web::Path<String>,
+    body: web::Json<NewRedirectUri>,
+) -> Result<HttpResponse, actix_web::Error> {
+    let client = client::add_redirect_uri(oauth(&app)?.store(), &id, &body.redirect_uri)
+        .await
+        .map_err(OAuthFailure)?;
+    Ok(HttpResponse::Ok().json(ClientView::from(client)))
+}
+
+/// `GET /admin/namespaces/{name}/grants`: the apps connected to the namespace.
+async fn grants(
+    _: Admin,
+    app: web::Data<AppState>,
+    name: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let ns = Namespace::requested(&name)?;
+    let grants = oauth(&app)?.store().grants(ns.name()).await?;
+    let grants: Vec<GrantView> = grants.into_iter().map(GrantView::from).collect();
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "grants": grants })))
+}
+
+/// `DELETE /admin/oauth/grants/{id}`: the grant and every token issued under it.
+async fn revoke_grant(
+    _: Admin,
+    app: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let oauth = oauth(&app)?;
+    if !client::is_issued_id(&id) || !oauth.store().revoke_grant(&id).await? {
+        return Err(ApiError::NotFound);
+    }
+    tracing::info!("an operator revoked an OAuth grant");
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "status": "revoked", "grant": id.as_str() })))
+}

@@ -1,0 +1,53 @@
+//! `GET /oauth/callback`: the person is back from the OpenID Provider; in the browser that
+//! began the sign-in, they go on to the app with a code.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde::Deserialize;
+
+use super::OAuthOn;
+use super::authorize::{notice, secure, see_other};
+use crate::http::cookies;
+use crate::http::pages;
+use crate::oauth::{Finished, OAuthError};
+use crate::telemetry::ErrorChain;
+
+/// The provider's answer (RFC 6749, sections 4.1.2 and 4.1.2.1).
+#[derive(Deserialize)]
+pub struct Callback {
+    state: Option<String>,
+    code: Option<String>,
+    error: Option<String>,
+}
+
+pub async fn callback(
+    OAuthOn(oauth): OAuthOn,
+    req: HttpRequest,
+    query: web::Query<Callback>,
+) -> HttpResponse {
+    let t = pages::language(&req, None);
+    let state = query.state.as_deref().unwrap_or_default();
+    if !cookies::sign_in_matches(&req, state) {
+        return notice(&req, Some(t), StatusCode::BAD_REQUEST, t.form_expired);
+    }
+    let code = match (&query.code, &query.error) {
+        (Some(code), None) => Ok(code.as_str()),
+        (_, error) => Err(error.as_deref().unwrap_or("invalid_request")),
+    };
+    let mut answer = match oauth.finish_sign_in(state, code).await {
+        Ok(Finished::Redirect(to)) => see_other(&to),
+        Ok(Finished::Shown(why)) => notice(&req, Some(t), StatusCode::BAD_REQUEST, &why),
+        Err(err) => {
+            tracing::error!(error = %ErrorChain(&err), "a sign-in at the OpenID Provider failed");
+            let status = match err {
+                OAuthError::Upstream(_) => StatusCode::BAD_GATEWAY,
+                _ => StatusCode::SERVICE_UNAVAILABLE,
+            };
+            notice(&req, Some(t), status, t.sign_in_failed)
+        }
+    };
+    answer
+        .add_cookie(&cookies::sign_in_cleared(secure(&oauth)))
+        .expect("the cookie is valid");
+    answer
+}

@@ -1,0 +1,100 @@
+//! The secrets the server issues (codes, tokens, client secrets), the digests they are kept
+//! as, and the PKCE check (RFC 7636).
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use crate::credentials::generate_token;
+
+/// What each kind of secret starts with, so that a leaked one is recognisable (and a secret
+/// scanner can find it) and a bearer token that is none of these costs no store read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecretKind {
+    AuthorizationCode,
+    AccessToken,
+    RefreshToken,
+    ClientSecret,
+}
+
+impl SecretKind {
+    fn prefix(self) -> &'static str {
+        match self {
+            Self::AuthorizationCode => "kioku_ac_",
+            Self::AccessToken => "kioku_at_",
+            Self::RefreshToken => "kioku_rt_",
+            Self::ClientSecret => "kioku_cs_",
+        }
+    }
+
+    /// Whether `value` has this kind's shape.
+    pub fn matches(self, value: &str) -> bool {
+        value.starts_with(self.prefix())
+    }
+}
+
+/// A new secret of `kind`: 256 random bits.
+pub fn issue(kind: SecretKind) -> String {
+    format!("{}{}", kind.prefix(), generate_token())
+}
+
+/// The digest a secret is kept and looked up as: hex SHA-256. A digest is not secret.
+pub fn digest(value: &str) -> String {
+    Sha256::digest(value.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Whether `presented` is the secret `digest` was made from, in constant time.
+pub fn matches_digest(presented: &str, kept: &str) -> bool {
+    digest(presented).as_bytes().ct_eq(kept.as_bytes()).into()
+}
+
+/// A `code_challenge` as RFC 7636 section 4.2 makes it with S256: 32 bytes, base64url without
+/// padding, so 43 characters.
+pub fn is_s256_challenge(challenge: &str) -> bool {
+    challenge.len() == 43
+        && URL_SAFE_NO_PAD
+            .decode(challenge)
+            .is_ok_and(|bytes| bytes.len() == 32)
+}
+
+/// Whether `verifier` answers `challenge` (RFC 7636, section 4.6), in constant time. A verifier
+/// is 43 to 128 unreserved characters (section 4.1).
+pub fn verifies_s256(verifier: &str, challenge: &str) -> bool {
+    let well_formed = (43..=128).contains(&verifier.len())
+        && verifier
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b));
+    let computed = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
+    well_formed && bool::from(computed.as_bytes().ct_eq(challenge.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rfc_7636_example_verifies() {
+        // RFC 7636, appendix B.
+        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+        let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+        assert!(is_s256_challenge(challenge));
+        assert!(verifies_s256(verifier, challenge));
+        assert!(!verifies_s256(&verifier.replace('d', "e"), challenge));
+        assert!(!verifies_s256("short", challenge));
+    }
+
+    #[test]
+    fn secrets_carry_their_kind_and_are_kept_as_digests() {
+        let token = issue(SecretKind::AccessToken);
+        assert!(SecretKind::AccessToken.matches(&token));
+        assert!(!SecretKind::RefreshToken.matches(&token));
+        let kept = digest(&token);
+        assert!(matches_digest(&token, &kept));
+        assert!(!matches_digest(&issue(SecretKind::AccessToken), &kept));
+        assert!(!kept.contains(&token));
+    }
+}

@@ -1,0 +1,80 @@
+//! The authorization server: its URL, its store, how long what it issues lasts, and the ways a
+//! person may sign in. The protocol's endpoints are methods on it, one module each.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use super::oidc::Upstream;
+use crate::credentials::Tokens;
+use crate::store::GrantStore;
+
+/// How long what the server issues lasts.
+#[derive(Debug, Clone, Copy)]
+pub struct Lifetimes {
+    /// RFC 6749, section 4.1.2: short; ten minutes at most.
+    pub code: Duration,
+    pub access_token: Duration,
+    /// Each use issues a new one, lasting this long again; so does the grant.
+    pub refresh_token: Duration,
+}
+
+/// How long a person has to sign in at the OpenID Provider and come back.
+pub(super) const SIGN_IN_LIFETIME: Duration = Duration::from_secs(600);
+
+/// How a person proves whose memory they are granting.
+pub struct SignIn {
+    /// By typing an API token: the grant gets that token's namespace.
+    pub tokens: Option<Arc<Tokens>>,
+    /// At an OpenID Provider: each person gets a namespace of their own.
+    pub upstream: Option<Upstream>,
+}
+
+pub struct AuthorizationServer {
+    pub(super) store: Arc<dyn GrantStore>,
+    /// This server's URL, without a trailing slash: the issuer (RFC 8414) and the resource.
+    pub(super) issuer: String,
+    pub(super) lifetimes: Lifetimes,
+    pub(super) sign_in: SignIn,
+}
+
+impl AuthorizationServer {
+    pub fn new(
+        store: Arc<dyn GrantStore>,
+        issuer: &str,
+        lifetimes: Lifetimes,
+        sign_in: SignIn,
+    ) -> Self {
+        Self {
+            store,
+            issuer: issuer.trim_end_matches('/').to_owned(),
+            lifetimes,
+            sign_in,
+        }
+    }
+
+    pub fn issuer(&self) -> &str {
+        &self.issuer
+    }
+
+    /// Whether a person may sign in by typing an API token.
+    pub fn token_sign_in(&self) -> bool {
+        self.sign_in.tokens.is_some()
+    }
+
+    /// The OpenID Provider a person may sign in at, if one is configured.
+    pub fn upstream_issuer(&self) -> Option<&str> {
+        self.sign_in.upstream.as_ref().map(Upstream::issuer)
+    }
+
+    pub fn store(&self) -> &dyn GrantStore {
+        self.store.as_ref()
+    }
+}
+
+/// `now` plus `lifetime`.
+pub(super) fn after(now: DateTime<Utc>, lifetime: Duration) -> DateTime<Utc> {
+    // Settings bound every lifetime far below this cap; it keeps the sum from overflowing.
+    now + chrono::Duration::seconds(lifetime.as_secs().min(u32::MAX.into()) as i64)
+}
