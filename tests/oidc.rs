@@ -2,6 +2,8 @@
 //! Provider (`tests/oidc-provider`): a person signs in, is told apart from others by subject,
 //! and every way of replaying or tampering with a sign-in is refused.
 
+#[path = "common/listening.rs"]
+mod listening;
 #[path = "common/oidc.rs"]
 mod provider;
 

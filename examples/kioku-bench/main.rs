@@ -5,6 +5,8 @@
 
 mod chart;
 mod client;
+#[path = "../../tests/common/listening.rs"]
+mod listening;
 mod procfs;
 mod report;
 mod services;

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use kioku::config::{Settings, StoreKind};
+use kioku::config::{OAuthSettings, Settings, StoreKind};
 use kioku::startup::Application;
 use reqwest::{RequestBuilder, Response};
 use serde_json::Value;
@@ -49,6 +49,7 @@ pub fn settings(data_dir: &Path) -> Settings {
         log_format: None,
         k_service: None,
         google_cloud_project: None,
+        oauth: OAuthSettings::default(),
     }
 }
 

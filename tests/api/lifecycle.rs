@@ -126,7 +126,7 @@ async fn saves_drop_what_the_limits_do_not_keep(store: StoreKind) {
 async fn seed(store: StoreKind, data_dir: &std::path::Path, ns: &str, entries: &[Entry]) {
     let mut settings = settings(data_dir);
     on_store(&mut settings, store);
-    let store = open_store(&settings).await.unwrap();
+    let store = open_store(&settings).await.unwrap().memory;
     let ns = Namespace::named(ns).unwrap();
     let thread = ThreadId::parse("seeded").unwrap();
     store.import(&ns, &thread, entries).await.unwrap();
@@ -160,7 +160,7 @@ async fn loads_hide_summaries_past_the_retention_age(store: StoreKind) {
         // Purged from the file at start, not only hidden (Firestore's TTL policy deletes).
         let mut settings = settings(dir.path());
         on_store(&mut settings, store);
-        let held = open_store(&settings).await.unwrap();
+        let held = open_store(&settings).await.unwrap().memory;
         let threads = held.threads(&Namespace::named(&ns).unwrap()).await.unwrap();
         assert_eq!(threads[0].entries.len(), 1);
     }

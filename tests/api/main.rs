@@ -9,11 +9,16 @@ mod health;
 mod helpers;
 mod hostile;
 mod lifecycle;
+#[path = "../common/listening.rs"]
+mod listening;
 mod mcp;
 mod memory;
+mod oauth;
 #[path = "../common/original.rs"]
 mod original;
 mod process;
+#[path = "../common/oidc.rs"]
+mod provider;
 mod scale;
 mod schema;
 mod schemathesis;

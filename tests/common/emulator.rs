@@ -2,10 +2,8 @@
 //! `scripts/lib/emulator.sh` installs) and stops it when dropped. Shared by the HTTP tests and
 //! the benchmark harness; scripts start theirs with `scripts/lib/emulator.sh`.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 /// How long the emulator may take to print its `listening` line, as in `scripts/lib/emulator.sh`.
@@ -30,17 +28,11 @@ impl Emulator {
             .stderr(stderr)
             .spawn()
             .expect("node runs the Firestore emulator");
-        let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
-        let (first_tx, first_rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = first_tx.send(lines.next().and_then(Result::ok));
-            // Keep reading, so that it never blocks on a full pipe.
-            lines.for_each(drop);
-        });
-        let first = first_rx.recv_timeout(START_TIMEOUT).ok().flatten();
+        let first = crate::listening::listening_line(&mut child, START_TIMEOUT);
         let port = first
             .as_deref()
-            .and_then(|line| line.strip_prefix("listening 127.0.0.1:"))
+            .ok()
+            .and_then(|address| address.strip_prefix("127.0.0.1:"))
             .and_then(|port| port.parse().ok());
         match port {
             Some(port) => Self { child, port },

@@ -3,10 +3,8 @@
 //! in at it as a browser would.
 #![allow(dead_code)] // each test crate uses part of it
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use reqwest::{StatusCode, Url};
@@ -75,20 +73,9 @@ fn spawn(client: &[String; 3], port: u16) -> (Child, String) {
         .stderr(Stdio::inherit())
         .spawn()
         .expect("node runs the OpenID Provider");
-    let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
-    let (first_tx, first_rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = first_tx.send(lines.next().and_then(Result::ok));
-        // Keep reading, so that it never blocks on a full pipe.
-        lines.for_each(drop);
-    });
-    let first = first_rx.recv_timeout(START_TIMEOUT).ok().flatten();
-    match first
-        .as_deref()
-        .and_then(|line| line.strip_prefix("listening "))
-    {
-        Some(issuer) => (child, issuer.to_owned()),
-        None => {
+    match crate::listening::listening_line(&mut child, START_TIMEOUT) {
+        Ok(issuer) => (child, issuer),
+        Err(first) => {
             stop(&mut child);
             panic!("the OpenID Provider did not start: {first:?}");
         }

@@ -6,18 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-
-class Failed extends Error {}
-
-function expect(condition, message) {
-  if (!condition) throw new Failed(message);
-}
-
-function env(name) {
-  const value = process.env[name];
-  expect(value, `${name} is not set`);
-  return value;
-}
+import { Failed, env, expect } from './expect.mjs';
 
 const show = (value) => JSON.stringify(value);
 

@@ -1,0 +1,12 @@
+//! The OAuth server, as its clients meet it over HTTP, on each store: a GPT Action's
+//! confidential client, an MCP client that registers itself and uses PKCE (by hand, and
+//! through the official MCP TypeScript SDK), sign-in at a real OpenID Provider, and every
+//! refusal in OAuth's shape.
+
+mod confidential;
+mod flow;
+mod log;
+mod oidc;
+mod public;
+mod refusals;
+mod sdk;

@@ -1,0 +1,146 @@
+//! An MCP client, as the MCP authorization spec has it: discovery from the 401, registration,
+//! PKCE, a token for the `/mcp` resource, and that token at `/mcp` but not at the API.
+
+use kioku::config::StoreKind;
+use serde_json::{Value, json};
+
+use super::flow::{
+    STORES, authorize_with_token, param, pkce, registered_public_client, spawn_oauth,
+    token_request, tokens,
+};
+use crate::helpers::{TestApp, error_json, ok_json};
+
+const REDIRECT: &str = "http://127.0.0.1:33418/callback";
+
+/// A JSON-RPC `initialize` to `/mcp` with `token`.
+async fn initialize(app: &TestApp, token: &str) -> reqwest::Response {
+    app.client
+        .post(format!("{}/mcp", app.base))
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "test", "version": "0"}}
+        }))
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn mcp_client_flow(store: StoreKind) {
+    let fresh = spawn_oauth(store, |_| {}).await;
+    let app = &fresh.app;
+    let issuer = app.base.clone();
+
+    // Discovery starts at the 401 (MCP authorization spec; RFC 9728, section 5.1).
+    let refused = app
+        .client
+        .post(format!("{issuer}/mcp"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+    let challenge = refused.headers()["www-authenticate"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let metadata_url = challenge
+        .split("resource_metadata=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap();
+    let resource: Value = ok_json(app.client.get(metadata_url).send().await.unwrap()).await;
+    assert_eq!(resource["resource"], format!("{issuer}/mcp"));
+    assert_eq!(resource["authorization_servers"], json!([issuer]));
+    let server: Value = ok_json(
+        app.client
+            .get(format!("{issuer}/.well-known/oauth-authorization-server"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(server["issuer"], issuer.as_str());
+    assert_eq!(server["code_challenge_methods_supported"], json!(["S256"]));
+    assert_eq!(
+        server["registration_endpoint"],
+        format!("{issuer}/oauth/register")
+    );
+
+    let client_id = registered_public_client(app, REDIRECT).await;
+    let (verifier, challenge) = pkce();
+    let mcp_resource = format!("{issuer}/mcp");
+    let back = authorize_with_token(
+        app,
+        &[
+            ("response_type", "code"),
+            ("client_id", &client_id),
+            ("redirect_uri", REDIRECT),
+            ("code_challenge", &challenge),
+            ("code_challenge_method", "S256"),
+            ("resource", &mcp_resource),
+            ("state", "s"),
+        ],
+        &fresh.token,
+    )
+    .await;
+    let code = param(&back, "code").unwrap();
+    let issued = tokens(
+        token_request(
+            app,
+            &[
+                ("grant_type", "authorization_code"),
+                ("code", &code),
+                ("redirect_uri", REDIRECT),
+                ("client_id", &client_id),
+                ("code_verifier", &verifier),
+                ("resource", &mcp_resource),
+            ],
+            None,
+        )
+        .await,
+    )
+    .await;
+    let access = issued["access_token"].as_str().unwrap();
+
+    let answer = initialize(app, access).await;
+    assert_eq!(answer.status(), 200);
+    let answer: Value = answer.json().await.unwrap();
+    assert_eq!(answer["result"]["serverInfo"]["name"], "kioku", "{answer}");
+
+    // A token for `/mcp` is not one for the API (RFC 8707).
+    let api = app
+        .get(Some(access), &[("mode", "load")])
+        .send()
+        .await
+        .unwrap();
+    error_json(api, 401, "invalid_token").await;
+
+    // A public client refreshes with its id alone.
+    let rotated = tokens(
+        token_request(
+            app,
+            &[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", issued["refresh_token"].as_str().unwrap()),
+                ("client_id", &client_id),
+            ],
+            None,
+        )
+        .await,
+    )
+    .await;
+    let again = initialize(app, rotated["access_token"].as_str().unwrap()).await;
+    assert_eq!(again.status(), 200);
+}
+
+#[tokio::test]
+async fn an_mcp_client_connects_with_oauth_on_sqlite() {
+    mcp_client_flow(STORES[0]).await;
+}
+
+#[tokio::test]
+async fn an_mcp_client_connects_with_oauth_on_firestore() {
+    mcp_client_flow(STORES[1]).await;
+}

@@ -1,0 +1,328 @@
+//! Everything the OAuth server refuses, on each store: each an OAuth error in OAuth's shape
+//! (or, for a client or redirect URI that cannot be trusted, a page that redirects nowhere),
+//! never a server error.
+
+use std::time::Duration;
+
+use kioku::config::StoreKind;
+use reqwest::header::LOCATION;
+
+use super::flow::{
+    STORES, authorize_with_token, browser, consent_form, decide, location, oauth_error,
+    operator_client, param, pkce, registered_public_client, spawn_oauth, token_request, tokens,
+};
+use crate::helpers::{TestApp, error_json, spawn_app};
+
+const REDIRECT: &str = "http://127.0.0.1:9/cb";
+
+/// A code for a public client with PKCE: the code and its verifier.
+async fn public_code(app: &TestApp, client_id: &str, token: &str) -> (String, String) {
+    let (verifier, challenge) = pkce();
+    let back = authorize_with_token(
+        app,
+        &[
+            ("response_type", "code"),
+            ("client_id", client_id),
+            ("redirect_uri", REDIRECT),
+            ("code_challenge", &challenge),
+            ("code_challenge_method", "S256"),
+        ],
+        token,
+    )
+    .await;
+    (param(&back, "code").unwrap(), verifier)
+}
+
+fn exchange<'a>(client_id: &'a str, code: &'a str, verifier: &'a str) -> [(&'a str, &'a str); 5] {
+    [
+        ("grant_type", "authorization_code"),
+        ("code", code),
+        ("redirect_uri", REDIRECT),
+        ("client_id", client_id),
+        ("code_verifier", verifier),
+    ]
+}
+
+async fn refusals(store: StoreKind) {
+    let fresh = spawn_oauth(store, |_| {}).await;
+    let (app, token) = (&fresh.app, fresh.token.as_str());
+    let client_id = registered_public_client(app, REDIRECT).await;
+
+    // A wrong PKCE verifier.
+    let (code, _) = public_code(app, &client_id, token).await;
+    let (wrong, _) = pkce();
+    let response = token_request(app, &exchange(&client_id, &code, &wrong), None).await;
+    oauth_error(response, 400, "invalid_grant").await;
+
+    // A code used twice: the second exchange fails and revokes what the first got.
+    let (code, verifier) = public_code(app, &client_id, token).await;
+    let first =
+        tokens(token_request(app, &exchange(&client_id, &code, &verifier), None).await).await;
+    let again = token_request(app, &exchange(&client_id, &code, &verifier), None).await;
+    oauth_error(again, 400, "invalid_grant").await;
+    let revoked = app
+        .get(
+            Some(first["access_token"].as_str().unwrap()),
+            &[("mode", "load")],
+        )
+        .send()
+        .await
+        .unwrap();
+    error_json(revoked, 401, "invalid_token").await;
+
+    // A redirect URI at the token endpoint that differs from the authorization's.
+    let (code, verifier) = public_code(app, &client_id, token).await;
+    let mut form = exchange(&client_id, &code, &verifier);
+    form[2].1 = "http://127.0.0.1:9/other";
+    oauth_error(token_request(app, &form, None).await, 400, "invalid_grant").await;
+
+    // A confidential client with a wrong secret, by Basic and in the form.
+    let (gpt, _) = operator_client(app, "https://chat.openai.com/aip/g-x/oauth/callback").await;
+    let form = [
+        ("grant_type", "refresh_token"),
+        ("refresh_token", "kioku_rt_x"),
+    ];
+    let by_basic = token_request(app, &form, Some((&gpt, "kioku_cs_wrong"))).await;
+    assert_eq!(
+        by_basic.headers()["www-authenticate"],
+        r#"Basic realm="kioku""#
+    );
+    oauth_error(by_basic, 401, "invalid_client").await;
+    let in_form = [
+        ("client_id", gpt.as_str()),
+        ("client_secret", "wrong"),
+        form[0],
+        form[1],
+    ];
+    oauth_error(
+        token_request(app, &in_form, None).await,
+        401,
+        "invalid_client",
+    )
+    .await;
+
+    // A grant type this server does not issue, and a repeated parameter.
+    let unsupported = [
+        ("grant_type", "password"),
+        ("client_id", client_id.as_str()),
+    ];
+    oauth_error(
+        token_request(app, &unsupported, None).await,
+        400,
+        "unsupported_grant_type",
+    )
+    .await;
+    let repeated = [
+        ("grant_type", "refresh_token"),
+        ("grant_type", "refresh_token"),
+        ("client_id", client_id.as_str()),
+    ];
+    oauth_error(
+        token_request(app, &repeated, None).await,
+        400,
+        "invalid_request",
+    )
+    .await;
+
+    // A revoked access token (RFC 7009).
+    let (code, verifier) = public_code(app, &client_id, token).await;
+    let issued =
+        tokens(token_request(app, &exchange(&client_id, &code, &verifier), None).await).await;
+    let access = issued["access_token"].as_str().unwrap();
+    let revoke = app
+        .client
+        .post(format!("{}/oauth/revoke", app.base))
+        .form(&[("token", access), ("client_id", &client_id)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revoke.status(), 200);
+    let after = app
+        .get(Some(access), &[("mode", "load")])
+        .send()
+        .await
+        .unwrap();
+    error_json(after, 401, "invalid_token").await;
+
+    // Back to the client: no PKCE from a public client, a resource of another server.
+    let (_, challenge) = pkce();
+    for (params, error) in [
+        (
+            vec![("response_type", "code"), ("client_id", client_id.as_str())],
+            "invalid_request",
+        ),
+        (
+            vec![
+                ("response_type", "code"),
+                ("client_id", client_id.as_str()),
+                ("code_challenge", challenge.as_str()),
+                ("code_challenge_method", "S256"),
+                ("resource", "https://other.example/mcp"),
+            ],
+            "invalid_target",
+        ),
+    ] {
+        let response = browser()
+            .get(format!("{}/oauth/authorize", app.base))
+            .query(&params)
+            .send()
+            .await
+            .unwrap();
+        let back = location(&response);
+        assert!(back.as_str().starts_with(REDIRECT), "{back}");
+        assert_eq!(param(&back, "error").as_deref(), Some(error));
+    }
+
+    // Shown, never redirected: an unknown client, a redirect URI it did not register.
+    for params in [
+        vec![
+            ("response_type", "code"),
+            ("client_id", "nobody"),
+            ("redirect_uri", REDIRECT),
+        ],
+        vec![
+            ("response_type", "code"),
+            ("client_id", client_id.as_str()),
+            ("redirect_uri", "https://attacker.example/cb"),
+        ],
+    ] {
+        let response = browser()
+            .get(format!("{}/oauth/authorize", app.base))
+            .query(&params)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 400);
+        assert!(response.headers().get(LOCATION).is_none());
+        assert!(response.text().await.unwrap().contains("<h1>"));
+    }
+
+    // The consent form: an unknown token is asked again; a post without the CSRF cookie is
+    // refused; neither sends the person anywhere.
+    let (_, challenge) = pkce();
+    let params = [
+        ("response_type", "code"),
+        ("client_id", client_id.as_str()),
+        ("code_challenge", challenge.as_str()),
+        ("code_challenge_method", "S256"),
+    ];
+    let page_browser = browser();
+    let form = consent_form(app, &page_browser, &params).await;
+    let unknown = decide(
+        app,
+        &page_browser,
+        &form,
+        &[("token", "not-a-token"), ("decision", "allow")],
+    )
+    .await;
+    assert_eq!(unknown.status(), 401);
+    let forged = decide(
+        app,
+        &browser(),
+        &form,
+        &[("token", token), ("decision", "allow")],
+    )
+    .await;
+    assert_eq!(forged.status(), 403);
+    assert!(forged.headers().get(LOCATION).is_none());
+
+    // Registration metadata that cannot be used.
+    for (body, error) in [
+        (
+            serde_json::json!({"redirect_uris": ["http://evil.example/cb"]}),
+            "invalid_redirect_uri",
+        ),
+        (
+            serde_json::json!({"redirect_uris": [REDIRECT], "grant_types": ["implicit"]}),
+            "invalid_client_metadata",
+        ),
+    ] {
+        let response = app
+            .client
+            .post(format!("{}/oauth/register", app.base))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        oauth_error(response, 400, error).await;
+    }
+}
+
+#[tokio::test]
+async fn oauth_refusals_on_sqlite() {
+    refusals(STORES[0]).await;
+}
+
+#[tokio::test]
+async fn oauth_refusals_on_firestore() {
+    refusals(STORES[1]).await;
+}
+
+/// Codes and access tokens stop working when they expire.
+async fn expiry(store: StoreKind) {
+    let fresh = spawn_oauth(store, |s| {
+        s.oauth.code_secs = 1;
+        s.oauth.access_token_secs = 1;
+    })
+    .await;
+    let (app, token) = (&fresh.app, fresh.token.as_str());
+    let client_id = registered_public_client(app, REDIRECT).await;
+    let (stale_code, stale_verifier) = public_code(app, &client_id, token).await;
+    let (code, verifier) = public_code(app, &client_id, token).await;
+    let issued =
+        tokens(token_request(app, &exchange(&client_id, &code, &verifier), None).await).await;
+    tokio::time::sleep(Duration::from_millis(2_100)).await;
+    let response = token_request(
+        app,
+        &exchange(&client_id, &stale_code, &stale_verifier),
+        None,
+    )
+    .await;
+    oauth_error(response, 400, "invalid_grant").await;
+    let access = issued["access_token"].as_str().unwrap();
+    let expired = app
+        .get(Some(access), &[("mode", "load")])
+        .send()
+        .await
+        .unwrap();
+    error_json(expired, 401, "invalid_token").await;
+}
+
+#[tokio::test]
+async fn codes_and_access_tokens_expire_on_sqlite() {
+    expiry(STORES[0]).await;
+}
+
+#[tokio::test]
+async fn codes_and_access_tokens_expire_on_firestore() {
+    expiry(STORES[1]).await;
+}
+
+/// With `KIOKU_OAUTH` unset, there is no OAuth server to find.
+#[tokio::test]
+async fn oauth_is_off_by_default() {
+    let app = spawn_app().await;
+    for path in [
+        "/.well-known/oauth-authorization-server",
+        "/oauth/authorize",
+        "/oauth/register",
+    ] {
+        let response = app
+            .client
+            .post(format!("{}{path}", app.base))
+            .send()
+            .await
+            .unwrap();
+        assert!([404, 405].contains(&response.status().as_u16()), "{path}");
+    }
+    let metadata = app
+        .path("/.well-known/oauth-protected-resource/mcp")
+        .send()
+        .await
+        .unwrap();
+    let metadata: serde_json::Value = metadata.json().await.unwrap();
+    assert!(
+        metadata.get("authorization_servers").is_none(),
+        "{metadata}"
+    );
+}
