@@ -9,14 +9,22 @@ FROM rust:${RUST_VERSION}-bookworm AS chef
 RUN cargo install cargo-chef --locked --version 0.1.78
 WORKDIR /app
 
-FROM chef AS planner
-COPY . .
+# Only what the build reads: the manifests, the code and the text compiled into it; never data,
+# exports or env files that may sit in the build context.
+FROM chef AS source
+COPY Cargo.toml Cargo.lock ./
+COPY src src
+COPY benches benches
+COPY prompts prompts
+COPY templates templates
+
+FROM source AS planner
 RUN cargo chef prepare --recipe-path recipe.json
 
 FROM chef AS builder
 COPY --from=planner /app/recipe.json recipe.json
 RUN cargo chef cook --release --locked --recipe-path recipe.json --bin kioku
-COPY . .
+COPY --from=source /app ./
 RUN cargo build --release --locked --bin kioku
 
 # glibc and libgcc, a user `nonroot` (uid 65532), CA certificates and nothing else.

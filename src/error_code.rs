@@ -67,6 +67,7 @@ pub enum ErrorCode {
     MalformedJson,
     UnsupportedMediaType,
     BodyTooLarge,
+    BodyTimeout,
     NotFound,
     MethodNotAllowed,
     UnknownLanguage,

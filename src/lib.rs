@@ -2,6 +2,7 @@
 //!
 //! A tour, from the bottom up; each module imports only those above it in this list.
 //!
+//! - [`files`]: the data directory and the files in it, their owner's alone.
 //! - [`domain`]: validated values (a [`domain::Summary`], a [`domain::ThreadId`], a
 //!   [`domain::Namespace`]) and the rules of an answer: its character budget, paging, search
 //!   and ranking. Raw input becomes a domain value at a boundary, or is refused there.
@@ -26,6 +27,7 @@ pub mod config;
 pub mod credentials;
 pub mod domain;
 pub mod error_code;
+pub mod files;
 pub mod guide;
 pub mod http;
 pub mod mcp;

@@ -15,7 +15,7 @@ use crate::oauth::metadata::CALLBACK_PATH;
 use crate::oauth::oidc::{OidcSettings, Upstream};
 use crate::oauth::{AuthorizationServer, SignIn};
 use crate::rate_limit::RateLimit;
-use crate::store::{Bounded, FirestoreStore, GrantStore, MemoryStore, SqliteStore};
+use crate::store::{Bounded, FirestoreStore, GrantStore, MemoryStore, Readiness, SqliteStore};
 use crate::telemetry::ErrorChain;
 
 /// How often the embedded store forgets entries past `KIOKU_RETENTION_DAYS`, and how often
@@ -66,6 +66,15 @@ impl Application {
     pub async fn build_on(settings: Settings, listener: TcpListener) -> Result<Self, StartupError> {
         let address = listener.local_addr().map_err(StartupError::Listen)?;
         let (tokens, local_token) = tokens(&settings)?;
+        if settings.on_cloud_run() && settings.public_url.is_none() {
+            // Else the schema's `servers` would follow a request's X-Forwarded-Host, and a
+            // cached schema could send a GPT, with its token, elsewhere.
+            return Err(StartupError::Config(
+                "KIOKU_PUBLIC_URL is not set. On Cloud Run kioku names its URL only from it: \
+                 set it to the service's URL (cloudbuild.yaml's _PUBLIC_URL does)."
+                    .into(),
+            ));
+        }
         let tokens = Arc::new(tokens);
         for ns in tokens.bare_token_namespaces() {
             tracing::warn!(
@@ -89,6 +98,7 @@ impl Application {
         };
         let state = AppState {
             memory: Arc::new(Memory::new(Arc::clone(&stores.memory), rules)),
+            readiness: Readiness::new(Arc::clone(&stores.memory)),
             store: stores.memory,
             public_url: settings.public_url.clone(),
             schema_post: settings.schema_post,
@@ -191,19 +201,13 @@ fn authorization_server(
     if !oauth.enabled() {
         return Ok(None);
     }
-    let issuer = match (&settings.public_url, settings.on_cloud_run()) {
-        (Some(url), _) => url.trim_end_matches('/').to_owned(),
-        (None, true) => {
-            return Err(StartupError::Config(
-                "KIOKU_OAUTH needs KIOKU_PUBLIC_URL: the issuer and the tokens' resource are this \
-                 service's URL, never a request's headers"
-                    .into(),
-            ));
-        }
-        (None, false) if address.ip().is_unspecified() => {
+    // On Cloud Run the public URL is required (checked at start).
+    let issuer = match &settings.public_url {
+        Some(url) => url.trim_end_matches('/').to_owned(),
+        None if address.ip().is_unspecified() => {
             format!("http://localhost:{}", address.port())
         }
-        (None, false) => format!("http://{address}"),
+        None => format!("http://{address}"),
     };
     let sign_in = SignIn {
         tokens: oauth

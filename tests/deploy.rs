@@ -104,6 +104,42 @@ fn no_secret_is_baked_into_the_image() {
     }
 }
 
+/// Memories and secrets that may sit in a checkout (exports, the embedded store, env files)
+/// reach neither an image, nor Cloud Build's upload, nor the repository; and the image is built
+/// from named paths only.
+#[test]
+fn private_files_stay_out_of_images_uploads_and_the_repository() {
+    for file in [".dockerignore", ".gcloudignore", ".gitignore"] {
+        let patterns: BTreeSet<String> = read(file).lines().map(|l| l.trim().to_owned()).collect();
+        for private in ["*.jsonl", "*.sqlite3*", ".env", ".env.*"] {
+            assert!(patterns.contains(private), "{file} lacks {private}");
+        }
+        let data = patterns.contains("data/") || patterns.contains("/data");
+        assert!(data, "{file} lacks the data directory");
+    }
+    // The repository's rule, as git itself reads it.
+    for path in [
+        "backup.jsonl",
+        "data/kioku.sqlite3",
+        ".env",
+        "kioku.sqlite3-wal",
+    ] {
+        let ignored = Command::new("git")
+            .args(["check-ignore", "--quiet", "--no-index", path])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .unwrap();
+        assert!(ignored.success(), "git would track {path}");
+    }
+    let whole_context = instructions()
+        .iter()
+        .any(|(k, v)| (k == "COPY" || k == "ADD") && v.split_whitespace().next() == Some("."));
+    assert!(
+        !whole_context,
+        "the Dockerfile copies the whole build context"
+    );
+}
+
 /// hadolint, installed by scripts/test from PyPI (Debian does not package it), finds nothing.
 #[test]
 fn hadolint_passes() {

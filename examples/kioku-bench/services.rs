@@ -108,6 +108,7 @@ impl Setup {
                 // As on Cloud Run (JSON logs, one line per request), without a rate limit.
                 command
                     .env("K_SERVICE", "kioku-bench")
+                    .env("KIOKU_PUBLIC_URL", format!("http://127.0.0.1:{port}"))
                     .env("KIOKU_STORE", store)
                     .env("API_TOKENS", tokens.join(","))
                     .env("KIOKU_RATE_LIMIT", "0")

@@ -6,6 +6,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use super::digest::generate_token;
+use crate::files;
 
 /// The namespace a generated local token stores under.
 pub const LOCAL_NAMESPACE: &str = "local";
@@ -19,7 +20,7 @@ pub fn local_token(path: &Path) -> io::Result<(String, bool)> {
         Err(_) => {}
     }
     if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir)?;
+        files::private_dir(dir)?;
     }
     let token = generate_token();
     let mut file = OpenOptions::new()

@@ -35,6 +35,8 @@ pub enum ApiError {
     UnsupportedMediaType,
     #[error("The request body is larger than {0} bytes; send a shorter summary.")]
     BodyTooLarge(usize),
+    #[error("The request body took longer than {0} seconds to arrive; send it at once.")]
+    BodyTimeout(u64),
     #[error("No such endpoint; memories are saved and loaded at `/`.")]
     NotFound,
     #[error("This endpoint does not take that method; it takes {0}.")]
@@ -86,6 +88,7 @@ impl ApiError {
             Self::MalformedJson(_) => ErrorCode::MalformedJson,
             Self::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,
             Self::BodyTooLarge(_) => ErrorCode::BodyTooLarge,
+            Self::BodyTimeout(_) => ErrorCode::BodyTimeout,
             Self::NotFound => ErrorCode::NotFound,
             Self::MethodNotAllowed(_) => ErrorCode::MethodNotAllowed,
             Self::UnknownLanguage => ErrorCode::UnknownLanguage,
@@ -128,6 +131,7 @@ impl ResponseError for ApiError {
                 StatusCode::NOT_FOUND
             }
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ErrorCode::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
             ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
             ErrorCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,

@@ -1,9 +1,20 @@
 //! What one request may send: refuses over-long request targets and oversized headers before
-//! any handler runs.
+//! any handler runs, and a body that arrives too slowly.
 
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use actix_web::HttpMessage;
 use actix_web::body::{EitherBody, MessageBody};
-use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::error::PayloadError;
 use actix_web::middleware::Next;
+use actix_web::web::Bytes;
+use futures_util::{Stream, StreamExt};
+use tokio::time::Sleep;
 
 use super::error::ApiError;
 
@@ -41,4 +52,59 @@ pub async fn request_size(
             .await
             .map(ServiceResponse::map_into_left_body),
     }
+}
+
+/// Seconds a request body may take to arrive, all of it: a client that trickles one keeps a
+/// connection and a worker's attention only this long.
+pub const BODY_SECS: u64 = 10;
+
+/// Ends the request body with a timeout error once [`BODY_SECS`] have passed; whoever reads
+/// the body answers 408.
+pub async fn body_deadline(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let body = Deadline {
+        inner: req.take_payload(),
+        sleep: Box::pin(tokio::time::sleep(Duration::from_secs(BODY_SECS))),
+        expired: false,
+    };
+    req.set_payload(Payload::Stream {
+        payload: Box::pin(body),
+    });
+    next.call(req).await
+}
+
+/// A body stream that fails with [`io::ErrorKind::TimedOut`] at its deadline.
+struct Deadline<S> {
+    inner: S,
+    sleep: Pin<Box<Sleep>>,
+    expired: bool,
+}
+
+impl<S: Stream<Item = Result<Bytes, PayloadError>> + Unpin> Stream for Deadline<S> {
+    type Item = Result<Bytes, PayloadError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.expired {
+            return Poll::Ready(None);
+        }
+        if let Poll::Ready(item) = self.inner.poll_next_unpin(cx) {
+            return Poll::Ready(item);
+        }
+        if self.sleep.as_mut().poll(cx).is_ready() {
+            self.expired = true;
+            let late = io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the request body arrived too slowly",
+            );
+            return Poll::Ready(Some(Err(PayloadError::Io(late))));
+        }
+        Poll::Pending
+    }
+}
+
+/// Whether a body failed by passing its deadline.
+pub fn timed_out(err: &PayloadError) -> bool {
+    matches!(err, PayloadError::Io(e) if e.kind() == io::ErrorKind::TimedOut)
 }

@@ -19,7 +19,8 @@ use std::sync::Arc;
 
 use actix_web::dev::Server;
 use actix_web::error::JsonPayloadError;
-use actix_web::middleware::from_fn;
+use actix_web::http::header;
+use actix_web::middleware::{DefaultHeaders, from_fn};
 use actix_web::{App, HttpServer, web};
 
 use crate::credentials::{AdminTokens, Tokens};
@@ -57,7 +58,15 @@ pub fn serve(listener: TcpListener, shared: Shared) -> std::io::Result<Server> {
     let trace_project = web::Data::new(shared.trace_project);
     let server = HttpServer::new(move || {
         App::new()
+            .wrap(from_fn(limits::body_deadline))
             .wrap(from_fn(limits::request_size))
+            .wrap(
+                // Every answer, unless its handler says otherwise: never sniffed as another
+                // type, never cached (memories and tokens are private to their holder).
+                DefaultHeaders::new()
+                    .add((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+                    .add((header::CACHE_CONTROL, "no-store")),
+            )
             .wrap(from_fn(request_log::request_log))
             .app_data(state.clone())
             .app_data(tokens.clone())
@@ -81,6 +90,9 @@ pub fn serve(listener: TcpListener, shared: Shared) -> std::io::Result<Server> {
 fn json_error(err: JsonPayloadError, limit: usize) -> ApiError {
     match err {
         JsonPayloadError::ContentType => ApiError::UnsupportedMediaType,
+        JsonPayloadError::Payload(err) if limits::timed_out(&err) => {
+            ApiError::BodyTimeout(limits::BODY_SECS)
+        }
         JsonPayloadError::Overflow { .. } | JsonPayloadError::OverflowKnownLength { .. } => {
             ApiError::BodyTooLarge(limit)
         }

@@ -13,19 +13,27 @@ use crate::domain::Namespace;
 #[derive(Clone, Default)]
 pub struct TraceProject(pub Option<String>);
 
-/// Logs one line per request: method, path without the query (it carries summaries), or the
-/// route's pattern where one matched (`/admin/namespaces/{name}`: a bare token's namespace name
-/// is the token), status, latency, namespace label and trace.
+/// What an unmatched path is logged as: the path itself could be anything a client sent, a
+/// token or 64 KB of text included.
+const UNMATCHED: &str = "(unmatched)";
+/// A Cloud Trace id: 32 hex digits.
+const TRACE_ID_HEX: usize = 32;
+
+/// Logs one line per request: method, the route's pattern (`/admin/namespaces/{name}`: a bare
+/// token's namespace name is the token) and never the path a client sent nor its query (it
+/// carries summaries), status, latency, namespace label and trace.
 pub async fn request_log(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let started = Instant::now();
     let method = req.method().to_string();
-    let path = req.path().to_owned();
     let trace = trace_field(&req);
     let response = next.call(req).await?;
-    let path = response.request().match_pattern().unwrap_or(path);
+    let path = response
+        .request()
+        .match_pattern()
+        .unwrap_or_else(|| UNMATCHED.to_owned());
     let status = response.status().as_u16();
     let namespace = response
         .request()
@@ -44,11 +52,12 @@ pub async fn request_log(
     Ok(response)
 }
 
-/// `projects/<project>/traces/<id>` from `X-Cloud-Trace-Context: <id>/<span>;o=1`.
+/// `projects/<project>/traces/<id>` from `X-Cloud-Trace-Context: <id>/<span>;o=1`; anything
+/// but a 32-hex-digit id is not logged, since any client can send the header.
 fn trace_field(req: &ServiceRequest) -> Option<String> {
     let header = req.headers().get("x-cloud-trace-context")?.to_str().ok()?;
     let id = header.split(['/', ';']).next()?;
-    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if id.len() != TRACE_ID_HEX || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
     let project = req.app_data::<web::Data<TraceProject>>()?.0.clone();

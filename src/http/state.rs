@@ -6,13 +6,15 @@ use actix_web::HttpRequest;
 
 use crate::memory::Memory;
 use crate::oauth::AuthorizationServer;
-use crate::store::MemoryStore;
+use crate::store::{MemoryStore, Readiness};
 
 pub struct AppState {
     /// What the GPT's operations and the MCP tools do.
     pub memory: Arc<Memory>,
-    /// The store itself, for the operator's endpoints and the readiness check.
+    /// The store itself, for the operator's endpoints.
     pub store: Arc<dyn MemoryStore>,
+    /// Whether the store answers, for `/readyz`.
+    pub readiness: Readiness,
     /// The URL the schema names in `servers`, when the operator set one.
     pub public_url: Option<String>,
     /// Whether the schema lists `POST /`.

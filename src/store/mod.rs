@@ -10,6 +10,7 @@ mod grant_store;
 mod grants;
 mod memory_store;
 mod outcome;
+mod readiness;
 mod sqlite;
 
 pub use bounded::Bounded;
@@ -19,4 +20,5 @@ pub use grant_store::GrantStore;
 pub use grants::{Client, Credential, CredentialKind, Grant, Redeemed};
 pub use memory_store::MemoryStore;
 pub use outcome::{Counts, Dropped, NamespaceStats, SaveOutcome};
+pub use readiness::Readiness;
 pub use sqlite::SqliteStore;

@@ -192,12 +192,65 @@ async fn an_outage_answers_503_promptly_and_heals_without_restart() {
 
     let _back = Emulator::start(port, Stdio::inherit());
     ok_json(save("after").await.unwrap()).await;
-    let ready = client
-        .get(format!("{}/readyz", server.base()))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(ready.status(), 200);
+    // Readiness is asked of the store at most every few seconds: it follows within those.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let ready = client
+            .get(format!("{}/readyz", server.base()))
+            .send()
+            .await
+            .unwrap();
+        if ready.status() == 200 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "/readyz still answers {}",
+            ready.status()
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// `/readyz` needs no token, so however often it is called it asks the store at most once
+/// every few seconds: with the store gone, it still answers from its last check at once, and
+/// learns of the outage only when that check is old.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readiness_asks_the_store_at_most_every_few_seconds() {
+    let emulator = Emulator::start(0, Stdio::inherit());
+    let host = emulator.host();
+    let tokens = api_tokens();
+    let env = [
+        ("API_TOKENS", tokens.as_str()),
+        ("KIOKU_STORE", "firestore"),
+        ("GOOGLE_CLOUD_PROJECT", PROJECT),
+        ("FIRESTORE_EMULATOR_HOST", host.as_str()),
+        ("KIOKU_STORE_TIMEOUT_SECS", "2"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let server = Process::start(dir.path(), &env).unwrap();
+    let readyz = || {
+        reqwest::Client::new()
+            .get(format!("{}/readyz", server.base()))
+            .send()
+    };
+    assert_eq!(readyz().await.unwrap().status(), 200);
+    drop(emulator);
+    let checked = Instant::now();
+    for _ in 0..20 {
+        assert_eq!(
+            readyz().await.unwrap().status(),
+            200,
+            "a call reached the store"
+        );
+    }
+    assert!(
+        checked.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        checked.elapsed()
+    );
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    error_json(readyz().await.unwrap(), 503, "store_unavailable").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

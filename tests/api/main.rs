@@ -5,6 +5,7 @@ mod auth;
 mod emulator;
 mod errors;
 mod firestore;
+mod hardening;
 mod health;
 mod helpers;
 mod hostile;

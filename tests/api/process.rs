@@ -148,6 +148,7 @@ async fn cloud_run_logs_are_structured_and_hold_no_secrets() {
     let env = [
         ("API_TOKENS", tokens.as_str()),
         ("K_SERVICE", "kioku"),
+        ("KIOKU_PUBLIC_URL", "https://kioku.example"),
         ("GOOGLE_CLOUD_PROJECT", "demo-project"),
         ("KIOKU_STORE", "sqlite"),
         ("KIOKU_ADMIN_TOKENS", ADMIN),

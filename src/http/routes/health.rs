@@ -16,8 +16,8 @@ pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(json!({ "status": "ok" }))
 }
 
-/// The store answers, so requests can be served.
+/// The store answers, so requests can be served; asked at most every few seconds.
 pub async fn readyz(app: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    app.store.ping().await?;
+    app.readiness.check().await?;
     Ok(HttpResponse::Ok().json(json!({ "status": "ready" })))
 }

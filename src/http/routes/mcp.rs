@@ -16,6 +16,7 @@ use super::oauth::RESOURCE_METADATA_PATH;
 use crate::credentials::AuthError;
 use crate::http::auth::Authenticated;
 use crate::http::error::ApiError;
+use crate::http::limits;
 use crate::http::state::AppState;
 use crate::mcp::MemoryServer;
 
@@ -113,7 +114,10 @@ async fn mcp(
 async fn read_body(mut payload: web::Payload, limit: usize) -> Result<web::Bytes, ApiError> {
     let mut body = web::BytesMut::new();
     while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|e| ApiError::MalformedJson(e.to_string()))?;
+        let chunk = chunk.map_err(|e| match limits::timed_out(&e) {
+            true => ApiError::BodyTimeout(limits::BODY_SECS),
+            false => ApiError::MalformedJson(e.to_string()),
+        })?;
         if body.len() + chunk.len() > limit {
             return Err(ApiError::BodyTooLarge(limit));
         }

@@ -86,6 +86,7 @@ pub async fn memory_get(
     request_body = MemoryRequest,
     responses(
         (status = 200, description = "Saved, or loaded", body = MemoryResponse),
+        (status = 408, description = "The body took too long to arrive", body = ErrorBody),
         (status = 413, description = "The body is too large, or the summary alone larger than the store holds in a thread", body = ErrorBody),
         (status = 415, description = "The body is not sent as application/json", body = ErrorBody),
         GptErrors,

@@ -15,6 +15,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 use super::StoreError;
+use crate::files;
 use group_commit::Queued;
 
 #[derive(Clone)]
@@ -34,8 +35,15 @@ impl SqliteStore {
     /// connection's lock fails instead, so a caller's time limit can be kept.
     pub fn open(path: &Path, lock_wait: Duration) -> Result<Self, StoreError> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
+            files::private_dir(dir)
                 .map_err(|e| StoreError::failed("the data directory could not be created", e))?;
+        }
+        files::private_file(path)
+            .map_err(|e| StoreError::failed("the SQLite file could not be created", e))?;
+        for companion in ["-wal", "-shm"] {
+            let mut name = path.as_os_str().to_owned();
+            name.push(companion);
+            files::warn_if_open(Path::new(&name), files::FILE_MODE);
         }
         let opened = || -> rusqlite::Result<Connection> {
             let mut conn = Connection::open(path)?;
