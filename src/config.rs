@@ -8,6 +8,7 @@ use std::time::Duration;
 use chrono_tz::Tz;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::credentials::WeakTokens;
 use crate::domain::Retention;
 
 mod oauth;
@@ -169,6 +170,12 @@ pub struct Settings {
     )]
     pub admin_tokens: Option<String>,
 
+    /// Carry over API or admin tokens shorter than 32 characters, which are otherwise refused,
+    /// with a warning at every start (for an old token that cannot be replaced at once).
+    #[arg(long, env = "KIOKU_ALLOW_WEAK_TOKENS", default_value_t = false, global = true,
+          action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub allow_weak_tokens: bool,
+
     /// The public URL in the OpenAPI schema's `servers` [default: from each request's
     /// X-Forwarded-Proto and Host]
     #[arg(long, env = "KIOKU_PUBLIC_URL", global = true)]
@@ -240,6 +247,13 @@ impl Settings {
         })
     }
 
+    pub fn weak_tokens(&self) -> WeakTokens {
+        match self.allow_weak_tokens {
+            true => WeakTokens::Allow,
+            false => WeakTokens::Refuse,
+        }
+    }
+
     pub fn store_timeout(&self) -> Duration {
         Duration::from_secs(self.store_timeout_secs)
     }
@@ -277,6 +291,19 @@ mod tests {
         assert_eq!(cloud.host(), IpAddr::from(Ipv4Addr::UNSPECIFIED));
         assert_eq!(cloud.log_format(), LogFormat::Json);
         assert_eq!(cloud.store(), StoreKind::Firestore);
+    }
+
+    #[test]
+    fn weak_tokens_are_refused_unless_the_flag_says() {
+        assert_eq!(parse(&[]).weak_tokens(), WeakTokens::Refuse);
+        assert_eq!(
+            parse(&["--allow-weak-tokens"]).weak_tokens(),
+            WeakTokens::Allow
+        );
+        assert_eq!(
+            parse(&["--allow-weak-tokens", "false"]).weak_tokens(),
+            WeakTokens::Refuse
+        );
     }
 
     #[test]

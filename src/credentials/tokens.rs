@@ -2,18 +2,23 @@
 
 use crate::domain::Namespace;
 
-use super::digest::{TokenDigest, digest, find, well_formed};
+use super::digest::{TokenDigest, WeakTokens, check_strength, digest, find, well_formed};
 
 /// The configured tokens, each held as a digest beside its namespace.
 pub struct Tokens {
     entries: Vec<(TokenDigest, Namespace)>,
+    /// Positions of the entries carried over although shorter than the minimum.
+    weak: Vec<usize>,
 }
 
 impl Tokens {
     /// Parses `API_TOKENS`: `name:token` or bare `token`, comma-separated. Errors never echo
     /// a token.
-    pub fn parse(spec: &str) -> Result<Self, String> {
-        let mut entries: Vec<(TokenDigest, Namespace)> = Vec::new();
+    pub fn parse(spec: &str, weak: WeakTokens) -> Result<Self, String> {
+        let mut tokens = Self {
+            entries: Vec::new(),
+            weak: Vec::new(),
+        };
         for (index, item) in spec.split(',').map(str::trim).enumerate() {
             let position = index + 1;
             if item.is_empty() {
@@ -28,18 +33,26 @@ impl Tokens {
                     "API_TOKENS entry {position} has an empty token or one with spaces or control characters"
                 ));
             }
+            if check_strength("API_TOKENS", position, token, weak)? {
+                tokens.weak.push(position);
+            }
             let digest = digest(token);
-            if entries.iter().any(|(known, _)| *known == digest) {
+            if tokens.entries.iter().any(|(known, _)| *known == digest) {
                 return Err(format!(
                     "API_TOKENS entry {position} repeats an earlier token"
                 ));
             }
-            entries.push((digest, namespace));
+            tokens.entries.push((digest, namespace));
         }
-        if entries.is_empty() {
+        if tokens.entries.is_empty() {
             return Err("API_TOKENS holds no token".into());
         }
-        Ok(Self { entries })
+        Ok(tokens)
+    }
+
+    /// Positions of the weak tokens carried over, for the warning at start.
+    pub fn weak_positions(&self) -> &[usize] {
+        &self.weak
     }
 
     /// Namespaces that use the original's layout, where the token is the document id.
@@ -61,26 +74,57 @@ impl Tokens {
 mod tests {
     use super::*;
 
+    const A: &str = "tokA-0123456789abcdef0123456789abcdef";
+    const B: &str = "tokB-0123456789abcdef0123456789abcdef";
+    const C: &str = "tokC-0123456789abcdef0123456789abcdef";
+
     #[test]
     fn maps_named_and_bare_tokens_to_their_namespaces() {
-        let tokens = Tokens::parse("alice:tokA, tokB ,alice:tokC").unwrap();
-        assert_eq!(tokens.authenticate("tokA").unwrap().name(), "alice");
-        assert_eq!(tokens.authenticate("tokC").unwrap().name(), "alice");
-        let bare = tokens.authenticate("tokB").unwrap();
-        assert_eq!((bare.name(), bare.label()), ("tokB", "bare-token-2"));
-        assert!(tokens.authenticate("tokb").is_none());
+        let tokens =
+            Tokens::parse(&format!("alice:{A}, {B} ,alice:{C}"), WeakTokens::Refuse).unwrap();
+        assert_eq!(tokens.authenticate(A).unwrap().name(), "alice");
+        assert_eq!(tokens.authenticate(C).unwrap().name(), "alice");
+        let bare = tokens.authenticate(B).unwrap();
+        assert_eq!((bare.name(), bare.label()), (B, "bare-token-2"));
+        assert!(tokens.authenticate(&A.to_lowercase()).is_none());
         assert!(tokens.authenticate("").is_none());
-        assert!(tokens.authenticate("alice:tokA").is_none());
+        assert!(tokens.authenticate(&format!("alice:{A}")).is_none());
         assert_eq!(tokens.bare_token_namespaces().count(), 1);
+        assert!(tokens.weak_positions().is_empty());
+    }
+
+    #[test]
+    fn weak_tokens_are_refused_unless_carried_over() {
+        let spec = format!("alice:{A},bob:weakling,weak-bare");
+        let err = Tokens::parse(&spec, WeakTokens::Refuse).err().unwrap();
+        assert!(
+            err.contains("entry 2") && err.contains("kioku token"),
+            "{err}"
+        );
+        assert!(!err.contains("weakling"), "{err}");
+        let carried = Tokens::parse(&spec, WeakTokens::Allow).unwrap();
+        assert_eq!(carried.weak_positions(), [2, 3]);
+        assert_eq!(carried.authenticate("weakling").unwrap().name(), "bob");
     }
 
     #[test]
     fn refuses_bad_specs_without_echoing_tokens() {
-        for spec in ["", " , ", "a:", "a:x y", "x/y", "a:t,b:t"] {
-            let err = Tokens::parse(spec)
+        let specs = [
+            String::new(),
+            " , ".into(),
+            "a:".into(),
+            "a:x y".into(),
+            "x/y".into(),
+            format!("a:{A},b:{A}"),
+        ];
+        for spec in specs {
+            let err = Tokens::parse(&spec, WeakTokens::Allow)
                 .err()
                 .unwrap_or_else(|| panic!("{spec:?}"));
-            assert!(!err.contains("x y") && !err.contains("x/y"), "{err}");
+            assert!(
+                !err.contains("x y") && !err.contains("x/y") && !err.contains(A),
+                "{err}"
+            );
         }
     }
 }

@@ -5,6 +5,7 @@ mod auth;
 mod emulator;
 mod errors;
 mod firestore;
+mod guessing;
 mod health;
 mod helpers;
 mod hostile;
