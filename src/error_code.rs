@@ -73,6 +73,7 @@ pub enum ErrorCode {
     UriTooLong,
     HeadersTooLarge,
     RateLimited,
+    SignInThrottled,
     EntryTooLarge,
     NothingToForget,
     NotAdmin,

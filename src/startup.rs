@@ -17,6 +17,7 @@ use crate::oauth::{AuthorizationServer, SignIn};
 use crate::rate_limit::RateLimit;
 use crate::store::{Bounded, FirestoreStore, GrantStore, MemoryStore, SqliteStore};
 use crate::telemetry::ErrorChain;
+use crate::throttle::Throttle;
 
 /// How often the embedded store forgets entries past `KIOKU_RETENTION_DAYS`, and how often
 /// expired grants and credentials are deleted.
@@ -99,6 +100,8 @@ impl Application {
             public_url: settings.public_url.clone(),
             schema_post: settings.schema_post,
             oauth,
+            throttle: Throttle::default(),
+            behind_cloud_run: settings.on_cloud_run(),
         };
         let shared = Shared {
             state,

@@ -1,6 +1,8 @@
 //! The one place where errors become HTTP responses: `{"status":"error","code","message"}`,
 //! with the status, headers and stable code each deserves.
 
+use std::time::Duration;
+
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpResponse, ResponseError};
 
@@ -15,6 +17,12 @@ use crate::transfer::TransferError;
 
 /// Seconds a client is asked to wait after a 503.
 const RETRY_AFTER_SECS: u32 = 5;
+
+/// `wait` in whole seconds for `Retry-After`, rounded up so that a client that waits them is
+/// let in.
+pub fn retry_after_secs(wait: Duration) -> u64 {
+    wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
+}
 
 /// Everything a request can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -47,6 +55,10 @@ pub enum ApiError {
     HeadersTooLarge(usize),
     #[error("Too many requests for this memory; try again in {0} seconds.")]
     RateLimited(u64),
+    #[error(
+        "Too many failed sign-ins from this address; try again in {0} seconds with a token this server knows."
+    )]
+    SignInThrottled(u64),
     #[error("No namespace {0} holds memories here; GET /admin/namespaces lists them.")]
     UnknownNamespace(String),
     /// A failure of the store, or of an export, outside the memory operations.
@@ -92,6 +104,7 @@ impl ApiError {
             Self::UriTooLong(_) => ErrorCode::UriTooLong,
             Self::HeadersTooLarge(_) => ErrorCode::HeadersTooLarge,
             Self::RateLimited(_) => ErrorCode::RateLimited,
+            Self::SignInThrottled(_) => ErrorCode::SignInThrottled,
             Self::UnknownNamespace(_) => ErrorCode::UnknownNamespace,
             Self::Unavailable(_) => ErrorCode::StoreUnavailable,
         }
@@ -130,7 +143,7 @@ impl ResponseError for ApiError {
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
             ErrorCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimited | ErrorCode::SignInThrottled => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::MissingMode
             | ErrorCode::UnknownMode
@@ -158,7 +171,7 @@ impl ResponseError for ApiError {
             Self::Auth(_) => {
                 response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
             }
-            Self::RateLimited(secs) => {
+            Self::RateLimited(secs) | Self::SignInThrottled(secs) => {
                 response.insert_header((header::RETRY_AFTER, *secs));
             }
             Self::MethodNotAllowed(allow) => {
