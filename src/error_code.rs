@@ -78,6 +78,7 @@ pub enum ErrorCode {
     NothingToForget,
     NotAdmin,
     UnknownNamespace,
+    TokenInUrl,
     StoreUnavailable,
 }
 

@@ -13,4 +13,4 @@ pub use admin::AdminTokens;
 pub use digest::{MIN_TOKEN_CHARS, WeakTokens, generate_token};
 pub use error::AuthError;
 pub use local_token::{LOCAL_NAMESPACE, local_token};
-pub use tokens::Tokens;
+pub use tokens::{BareNamed, Tokens};

@@ -11,6 +11,14 @@ pub struct Tokens {
     weak: Vec<usize>,
 }
 
+/// How an operator named a bare token's namespace.
+pub enum BareNamed<'a> {
+    /// By its label, `bare-token-N`, which is no secret.
+    Label(&'a Namespace),
+    /// By its name, which is the token itself.
+    Token(&'a Namespace),
+}
+
 impl Tokens {
     /// Parses `API_TOKENS`: `name:token` or bare `token`, comma-separated. Errors never echo
     /// a token.
@@ -31,6 +39,12 @@ impl Tokens {
             if !well_formed(token) {
                 return Err(format!(
                     "API_TOKENS entry {position} has an empty token or one with spaces or control characters"
+                ));
+            }
+            if Namespace::is_bare_token_label(namespace.name()) {
+                return Err(format!(
+                    "API_TOKENS entry {position} names its namespace like a bare token's label \
+                     (bare-token-N), which names another namespace in /admin: choose another name"
                 ));
             }
             if check_strength("API_TOKENS", position, token, weak)? {
@@ -61,6 +75,20 @@ impl Tokens {
             .iter()
             .map(|(_, ns)| ns)
             .filter(|ns| ns.label() != ns.name())
+    }
+
+    /// The bare token's namespace `requested` names, by label or by the token itself (found in
+    /// constant time, as every token is); `None` when it names no bare token's namespace.
+    pub fn bare_named(&self, requested: &str) -> Option<BareNamed<'_>> {
+        if let Some(ns) = self
+            .bare_token_namespaces()
+            .find(|ns| ns.label() == requested)
+        {
+            return Some(BareNamed::Label(ns));
+        }
+        self.authenticate(requested)
+            .filter(|ns| ns.label() != ns.name())
+            .map(BareNamed::Token)
     }
 
     /// Looks at every configured token whatever the outcome, in constant time.
@@ -94,6 +122,20 @@ mod tests {
     }
 
     #[test]
+    fn a_bare_token_namespace_is_named_by_label_or_token() {
+        let tokens = Tokens::parse(&format!("alice:{A},{B}"), WeakTokens::Refuse).unwrap();
+        assert!(
+            matches!(tokens.bare_named("bare-token-2"), Some(BareNamed::Label(ns)) if ns.name() == B)
+        );
+        assert!(
+            matches!(tokens.bare_named(B), Some(BareNamed::Token(ns)) if ns.label() == "bare-token-2")
+        );
+        for other in ["bare-token-1", "alice", A] {
+            assert!(tokens.bare_named(other).is_none(), "{other}");
+        }
+    }
+
+    #[test]
     fn weak_tokens_are_refused_unless_carried_over() {
         let spec = format!("alice:{A},bob:weakling,weak-bare");
         let err = Tokens::parse(&spec, WeakTokens::Refuse).err().unwrap();
@@ -116,6 +158,7 @@ mod tests {
             "a:x y".into(),
             "x/y".into(),
             format!("a:{A},b:{A}"),
+            format!("bare-token-2:{A}"),
         ];
         for spec in specs {
             let err = Tokens::parse(&spec, WeakTokens::Allow)

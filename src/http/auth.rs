@@ -10,7 +10,7 @@ use futures_util::future::LocalBoxFuture;
 
 use super::error::{ApiError, retry_after_secs};
 use super::state::AppState;
-use crate::credentials::{AdminTokens, AuthError, Tokens};
+use crate::credentials::{AdminTokens, AuthError, BareNamed, Tokens};
 use crate::domain::Namespace;
 use crate::oauth::{Door, MCP_PATH, OAuthError};
 use crate::rate_limit::RateLimit;
@@ -96,8 +96,31 @@ async fn namespace(req: &HttpRequest, app: &AppState, door: Door) -> Result<Name
     }
 }
 
-/// A request that presented an admin token.
-pub struct Admin;
+/// A request that presented an admin token, from `client`, whom the audit line names.
+pub struct Admin {
+    pub client: IpAddr,
+    tokens: web::Data<Tokens>,
+}
+
+impl Admin {
+    /// The namespace an admin URL names: a bare token's by its label, any other by its name.
+    /// A bare token itself is refused, so that operators learn not to put it in URLs.
+    pub fn namespace(&self, requested: &str) -> Result<Namespace, ApiError> {
+        match self.tokens.bare_named(requested) {
+            Some(BareNamed::Label(ns)) => Ok(ns.clone()),
+            Some(BareNamed::Token(ns)) => Err(ApiError::TokenInUrl(ns.label().to_owned())),
+            None => Ok(Namespace::requested(requested)?),
+        }
+    }
+
+    /// What to name the stored namespace `name` by in admin URLs.
+    pub fn label(&self, name: &str) -> String {
+        match self.tokens.bare_named(name) {
+            Some(BareNamed::Token(ns)) => ns.label().to_owned(),
+            _ => name.to_owned(),
+        }
+    }
+}
 
 impl FromRequest for Admin {
     type Error = ApiError;
@@ -108,9 +131,15 @@ impl FromRequest for Admin {
         let admins = req
             .app_data::<web::Data<AdminTokens>>()
             .expect("AdminTokens are registered as app data");
+        let tokens = req
+            .app_data::<web::Data<Tokens>>()
+            .expect("Tokens are registered as app data");
         let result = admitted(app, req).and_then(|client| match bearer_token(req) {
             None => Err(AuthError::MissingCredentials.into()),
-            Some(token) if admins.admits(token) => Ok(Self),
+            Some(token) if admins.admits(token) => Ok(Self {
+                client,
+                tokens: tokens.clone(),
+            }),
             Some(_) => {
                 app.throttle.failed(client, throttle::Door::Admin);
                 Err(AuthError::NotAdmin.into())

@@ -59,6 +59,12 @@ pub enum ApiError {
         "Too many failed sign-ins from this address; try again in {0} seconds with a token this server knows."
     )]
     SignInThrottled(u64),
+    /// An admin URL named a bare token's namespace by its name, the token itself; the label
+    /// to name it by instead.
+    #[error(
+        "This namespace's name is an API token, and URLs land in request logs: name it by its label, {0}, instead (and consider replacing the token)."
+    )]
+    TokenInUrl(String),
     #[error("No namespace {0} holds memories here; GET /admin/namespaces lists them.")]
     UnknownNamespace(String),
     /// A failure of the store, or of an export, outside the memory operations.
@@ -105,6 +111,7 @@ impl ApiError {
             Self::HeadersTooLarge(_) => ErrorCode::HeadersTooLarge,
             Self::RateLimited(_) => ErrorCode::RateLimited,
             Self::SignInThrottled(_) => ErrorCode::SignInThrottled,
+            Self::TokenInUrl(_) => ErrorCode::TokenInUrl,
             Self::UnknownNamespace(_) => ErrorCode::UnknownNamespace,
             Self::Unavailable(_) => ErrorCode::StoreUnavailable,
         }
@@ -156,7 +163,8 @@ impl ResponseError for ApiError {
             | ErrorCode::InvalidFilter
             | ErrorCode::MalformedQuery
             | ErrorCode::MalformedJson
-            | ErrorCode::UnknownLanguage => StatusCode::BAD_REQUEST,
+            | ErrorCode::UnknownLanguage
+            | ErrorCode::TokenInUrl => StatusCode::BAD_REQUEST,
         }
     }
 

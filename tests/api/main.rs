@@ -1,5 +1,6 @@
 //! The HTTP contract, tested against a running server over a socket.
 
+mod audit;
 mod auth;
 #[path = "../common/emulator.rs"]
 mod emulator;
