@@ -17,7 +17,7 @@ mod text;
 const THREADS: usize = 2_000;
 const ENTRIES: usize = 5;
 const CHARS: usize = 1_000;
-const TOKEN: &str = "bench-token-0123456789";
+const TOKEN: &str = "bench-token-0123456789-0123456789-abcdef";
 
 /// Every 97th entry holds the word 記憶装置.
 fn summary(thread: usize, entry: usize) -> String {

@@ -74,10 +74,12 @@ pub enum ErrorCode {
     UriTooLong,
     HeadersTooLarge,
     RateLimited,
+    SignInThrottled,
     EntryTooLarge,
     NothingToForget,
     NotAdmin,
     UnknownNamespace,
+    TokenInUrl,
     StoreUnavailable,
 }
 

@@ -9,7 +9,8 @@
 //! - [`store`]: where memories live. The [`store::MemoryStore`] trait, and one folder per
 //!   backend: `sqlite` (embedded, one file) and `firestore` (the original function's layout).
 //! - [`credentials`]: API tokens and the namespaces they unlock, admin tokens, and the token
-//!   of a local run. [`rate_limit`]: requests a minute per namespace.
+//!   of a local run. [`rate_limit`]: requests a minute per namespace. [`throttle`]: failed
+//!   sign-ins per client address.
 //! - [`memory`]: save, load and forget: what every door (the HTTP API, and MCP tools and the
 //!   memory page to come) calls, so that each rule is written once. [`error_code`]: the stable
 //!   names of its refusals. [`guide`]: the usage guide a model follows, for every door.
@@ -37,4 +38,5 @@ pub mod rate_limit;
 pub mod startup;
 pub mod store;
 pub mod telemetry;
+pub mod throttle;
 pub mod transfer;

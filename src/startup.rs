@@ -8,7 +8,7 @@ use std::time::Duration;
 use actix_web::dev::Server;
 
 use crate::config::{OAuthSettings, Settings, SignInMode, StoreKind};
-use crate::credentials::{self, AdminTokens, Tokens};
+use crate::credentials::{self, AdminTokens, MIN_TOKEN_CHARS, Tokens};
 use crate::http::{self, AppState, Shared, TraceProject};
 use crate::memory::{Memory, Rules};
 use crate::oauth::metadata::CALLBACK_PATH;
@@ -17,6 +17,7 @@ use crate::oauth::{AuthorizationServer, SignIn};
 use crate::rate_limit::RateLimit;
 use crate::store::{Bounded, FirestoreStore, GrantStore, MemoryStore, Readiness, SqliteStore};
 use crate::telemetry::ErrorChain;
+use crate::throttle::Throttle;
 
 /// How often the embedded store forgets entries past `KIOKU_RETENTION_DAYS`, and how often
 /// expired grants and credentials are deleted.
@@ -83,8 +84,14 @@ impl Application {
                  prefer `name:token` so the token can be rotated without losing memories"
             );
         }
-        let admin_tokens = AdminTokens::parse(settings.admin_tokens.as_deref(), &tokens)
-            .map_err(StartupError::Config)?;
+        let admin_tokens = AdminTokens::parse(
+            settings.admin_tokens.as_deref(),
+            &tokens,
+            settings.weak_tokens(),
+        )
+        .map_err(StartupError::Config)?;
+        warn_of_weak_tokens("API_TOKENS", tokens.weak_positions());
+        warn_of_weak_tokens("KIOKU_ADMIN_TOKENS", admin_tokens.weak_positions());
         let stores = open_store(&settings).await?;
         if let (StoreKind::Sqlite, Some(_)) = (settings.store(), settings.retention_days) {
             keep_purging(&settings).await?;
@@ -103,6 +110,8 @@ impl Application {
             public_url: settings.public_url.clone(),
             schema_post: settings.schema_post,
             oauth,
+            throttle: Throttle::default(),
+            behind_cloud_run: settings.on_cloud_run(),
         };
         let shared = Shared {
             state,
@@ -134,9 +143,26 @@ impl Application {
     }
 }
 
+/// A warning at every start for each weak token `KIOKU_ALLOW_WEAK_TOKENS` carries over, by its
+/// position: never the token.
+fn warn_of_weak_tokens(setting: &str, positions: &[usize]) {
+    for entry in positions {
+        tracing::warn!(
+            setting,
+            entry,
+            "a token shorter than {MIN_TOKEN_CHARS} characters is carried over by \
+             KIOKU_ALLOW_WEAK_TOKENS and could be guessed: replace it with one `kioku token` prints"
+        );
+    }
+}
+
 fn tokens(settings: &Settings) -> Result<(Tokens, Option<LocalToken>), StartupError> {
+    let weak = settings.weak_tokens();
     if let Some(spec) = &settings.api_tokens {
-        return Ok((Tokens::parse(spec).map_err(StartupError::Config)?, None));
+        return Ok((
+            Tokens::parse(spec, weak).map_err(StartupError::Config)?,
+            None,
+        ));
     }
     if settings.on_cloud_run() {
         return Err(StartupError::Config(
@@ -148,7 +174,7 @@ fn tokens(settings: &Settings) -> Result<(Tokens, Option<LocalToken>), StartupEr
     let path = settings.data_dir.join("api_token");
     let (token, created) = credentials::local_token(&path).map_err(StartupError::LocalToken)?;
     let spec = format!("{}:{token}", credentials::LOCAL_NAMESPACE);
-    let tokens = Tokens::parse(&spec).map_err(StartupError::Config)?;
+    let tokens = Tokens::parse(&spec, weak).map_err(StartupError::Config)?;
     Ok((
         tokens,
         Some(LocalToken {

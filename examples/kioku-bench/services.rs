@@ -10,9 +10,9 @@ use crate::emulator::Emulator;
 
 /// One bearer token per workload, so that workloads never see each other's data.
 pub const TOKENS: [(&str, &str); 3] = [
-    ("small", "bench-small-0123456789abcdef"),
-    ("save", "bench-save-0123456789abcdef"),
-    ("grow", "bench-grow-0123456789abcdef"),
+    ("small", "bench-small-0123456789abcdef0123456789"),
+    ("save", "bench-save-0123456789abcdef0123456789"),
+    ("grow", "bench-grow-0123456789abcdef0123456789"),
 ];
 
 pub fn token(namespace: &str) -> &'static str {

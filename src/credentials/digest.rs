@@ -17,6 +17,39 @@ pub fn well_formed(token: &str) -> bool {
     !token.is_empty() && !token.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
+/// Fewest characters a configured token may have. `kioku token` makes 64 hex digits; 32
+/// random characters are far beyond guessing, throttled or not.
+pub const MIN_TOKEN_CHARS: usize = 32;
+
+/// Whether a token shorter than [`MIN_TOKEN_CHARS`] is refused at start, or carried over (an
+/// old token a deployment cannot change at once), with a warning at every start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WeakTokens {
+    Refuse,
+    Allow,
+}
+
+/// Entry `position` of `setting` is strong enough, or carried over as weak (`Ok(true)`). The
+/// error names the fix and never the token.
+pub fn check_strength(
+    setting: &str,
+    position: usize,
+    token: &str,
+    weak: WeakTokens,
+) -> Result<bool, String> {
+    if token.chars().count() >= MIN_TOKEN_CHARS {
+        return Ok(false);
+    }
+    match weak {
+        WeakTokens::Allow => Ok(true),
+        WeakTokens::Refuse => Err(format!(
+            "{setting} entry {position} is shorter than {MIN_TOKEN_CHARS} characters and could \
+             be guessed: replace it with one `kioku token` prints (to carry over an old token \
+             meanwhile, set KIOKU_ALLOW_WEAK_TOKENS=true)"
+        )),
+    }
+}
+
 /// The position of `presented` among `known` digests, comparing with every one whatever the
 /// outcome, in constant time.
 pub fn find<'a>(known: impl Iterator<Item = &'a TokenDigest>, presented: &str) -> Option<usize> {
@@ -47,6 +80,23 @@ mod tests {
         let (a, b) = (generate_token(), generate_token());
         assert_eq!(a.len(), 64);
         assert_ne!(a, b);
+    }
+
+    #[test]
+    fn short_tokens_are_refused_unless_carried_over() {
+        let long = "x".repeat(MIN_TOKEN_CHARS);
+        assert_eq!(check_strength("T", 1, &long, WeakTokens::Refuse), Ok(false));
+        let short = "s3cret-but-short";
+        let err = check_strength("T", 2, short, WeakTokens::Refuse).unwrap_err();
+        assert!(
+            err.contains("T entry 2") && err.contains("kioku token"),
+            "{err}"
+        );
+        assert!(!err.contains(short), "{err}");
+        assert_eq!(check_strength("T", 2, short, WeakTokens::Allow), Ok(true));
+        // Characters, not bytes: 31 three-byte characters are still short.
+        let wide = "記".repeat(MIN_TOKEN_CHARS - 1);
+        assert!(check_strength("T", 1, &wide, WeakTokens::Refuse).is_err());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Who may call: the API tokens of `API_TOKENS` and the namespaces they unlock, the admin
 //! tokens of `KIOKU_ADMIN_TOKENS`, and the token a local run generates for itself. Every
-//! token is held only as a digest and compared in constant time.
+//! token is at least 32 characters long (unless an old one is carried over on purpose), held
+//! only as a digest and compared in constant time.
 
 mod admin;
 mod digest;
@@ -9,7 +10,7 @@ mod local_token;
 mod tokens;
 
 pub use admin::AdminTokens;
-pub use digest::generate_token;
+pub use digest::{MIN_TOKEN_CHARS, WeakTokens, generate_token};
 pub use error::AuthError;
 pub use local_token::{LOCAL_NAMESPACE, local_token};
-pub use tokens::Tokens;
+pub use tokens::{BareNamed, Tokens};

@@ -2,18 +2,31 @@
 
 use crate::domain::Namespace;
 
-use super::digest::{TokenDigest, digest, find, well_formed};
+use super::digest::{TokenDigest, WeakTokens, check_strength, digest, find, well_formed};
 
 /// The configured tokens, each held as a digest beside its namespace.
 pub struct Tokens {
     entries: Vec<(TokenDigest, Namespace)>,
+    /// Positions of the entries carried over although shorter than the minimum.
+    weak: Vec<usize>,
+}
+
+/// How an operator named a bare token's namespace.
+pub enum BareNamed<'a> {
+    /// By its label, `bare-token-N`, which is no secret.
+    Label(&'a Namespace),
+    /// By its name, which is the token itself.
+    Token(&'a Namespace),
 }
 
 impl Tokens {
     /// Parses `API_TOKENS`: `name:token` or bare `token`, comma-separated. Errors never echo
     /// a token.
-    pub fn parse(spec: &str) -> Result<Self, String> {
-        let mut entries: Vec<(TokenDigest, Namespace)> = Vec::new();
+    pub fn parse(spec: &str, weak: WeakTokens) -> Result<Self, String> {
+        let mut tokens = Self {
+            entries: Vec::new(),
+            weak: Vec::new(),
+        };
         for (index, item) in spec.split(',').map(str::trim).enumerate() {
             let position = index + 1;
             if item.is_empty() {
@@ -28,18 +41,32 @@ impl Tokens {
                     "API_TOKENS entry {position} has an empty token or one with spaces or control characters"
                 ));
             }
+            if Namespace::is_bare_token_label(namespace.name()) {
+                return Err(format!(
+                    "API_TOKENS entry {position} names its namespace like a bare token's label \
+                     (bare-token-N), which names another namespace in /admin: choose another name"
+                ));
+            }
+            if check_strength("API_TOKENS", position, token, weak)? {
+                tokens.weak.push(position);
+            }
             let digest = digest(token);
-            if entries.iter().any(|(known, _)| *known == digest) {
+            if tokens.entries.iter().any(|(known, _)| *known == digest) {
                 return Err(format!(
                     "API_TOKENS entry {position} repeats an earlier token"
                 ));
             }
-            entries.push((digest, namespace));
+            tokens.entries.push((digest, namespace));
         }
-        if entries.is_empty() {
+        if tokens.entries.is_empty() {
             return Err("API_TOKENS holds no token".into());
         }
-        Ok(Self { entries })
+        Ok(tokens)
+    }
+
+    /// Positions of the weak tokens carried over, for the warning at start.
+    pub fn weak_positions(&self) -> &[usize] {
+        &self.weak
     }
 
     /// Namespaces that use the original's layout, where the token is the document id.
@@ -48,6 +75,20 @@ impl Tokens {
             .iter()
             .map(|(_, ns)| ns)
             .filter(|ns| ns.label() != ns.name())
+    }
+
+    /// The bare token's namespace `requested` names, by label or by the token itself (found in
+    /// constant time, as every token is); `None` when it names no bare token's namespace.
+    pub fn bare_named(&self, requested: &str) -> Option<BareNamed<'_>> {
+        if let Some(ns) = self
+            .bare_token_namespaces()
+            .find(|ns| ns.label() == requested)
+        {
+            return Some(BareNamed::Label(ns));
+        }
+        self.authenticate(requested)
+            .filter(|ns| ns.label() != ns.name())
+            .map(BareNamed::Token)
     }
 
     /// Looks at every configured token whatever the outcome, in constant time.
@@ -61,26 +102,72 @@ impl Tokens {
 mod tests {
     use super::*;
 
+    const A: &str = "tokA-0123456789abcdef0123456789abcdef";
+    const B: &str = "tokB-0123456789abcdef0123456789abcdef";
+    const C: &str = "tokC-0123456789abcdef0123456789abcdef";
+
     #[test]
     fn maps_named_and_bare_tokens_to_their_namespaces() {
-        let tokens = Tokens::parse("alice:tokA, tokB ,alice:tokC").unwrap();
-        assert_eq!(tokens.authenticate("tokA").unwrap().name(), "alice");
-        assert_eq!(tokens.authenticate("tokC").unwrap().name(), "alice");
-        let bare = tokens.authenticate("tokB").unwrap();
-        assert_eq!((bare.name(), bare.label()), ("tokB", "bare-token-2"));
-        assert!(tokens.authenticate("tokb").is_none());
+        let tokens =
+            Tokens::parse(&format!("alice:{A}, {B} ,alice:{C}"), WeakTokens::Refuse).unwrap();
+        assert_eq!(tokens.authenticate(A).unwrap().name(), "alice");
+        assert_eq!(tokens.authenticate(C).unwrap().name(), "alice");
+        let bare = tokens.authenticate(B).unwrap();
+        assert_eq!((bare.name(), bare.label()), (B, "bare-token-2"));
+        assert!(tokens.authenticate(&A.to_lowercase()).is_none());
         assert!(tokens.authenticate("").is_none());
-        assert!(tokens.authenticate("alice:tokA").is_none());
+        assert!(tokens.authenticate(&format!("alice:{A}")).is_none());
         assert_eq!(tokens.bare_token_namespaces().count(), 1);
+        assert!(tokens.weak_positions().is_empty());
+    }
+
+    #[test]
+    fn a_bare_token_namespace_is_named_by_label_or_token() {
+        let tokens = Tokens::parse(&format!("alice:{A},{B}"), WeakTokens::Refuse).unwrap();
+        assert!(
+            matches!(tokens.bare_named("bare-token-2"), Some(BareNamed::Label(ns)) if ns.name() == B)
+        );
+        assert!(
+            matches!(tokens.bare_named(B), Some(BareNamed::Token(ns)) if ns.label() == "bare-token-2")
+        );
+        for other in ["bare-token-1", "alice", A] {
+            assert!(tokens.bare_named(other).is_none(), "{other}");
+        }
+    }
+
+    #[test]
+    fn weak_tokens_are_refused_unless_carried_over() {
+        let spec = format!("alice:{A},bob:weakling,weak-bare");
+        let err = Tokens::parse(&spec, WeakTokens::Refuse).err().unwrap();
+        assert!(
+            err.contains("entry 2") && err.contains("kioku token"),
+            "{err}"
+        );
+        assert!(!err.contains("weakling"), "{err}");
+        let carried = Tokens::parse(&spec, WeakTokens::Allow).unwrap();
+        assert_eq!(carried.weak_positions(), [2, 3]);
+        assert_eq!(carried.authenticate("weakling").unwrap().name(), "bob");
     }
 
     #[test]
     fn refuses_bad_specs_without_echoing_tokens() {
-        for spec in ["", " , ", "a:", "a:x y", "x/y", "a:t,b:t"] {
-            let err = Tokens::parse(spec)
+        let specs = [
+            String::new(),
+            " , ".into(),
+            "a:".into(),
+            "a:x y".into(),
+            "x/y".into(),
+            format!("a:{A},b:{A}"),
+            format!("bare-token-2:{A}"),
+        ];
+        for spec in specs {
+            let err = Tokens::parse(&spec, WeakTokens::Allow)
                 .err()
                 .unwrap_or_else(|| panic!("{spec:?}"));
-            assert!(!err.contains("x y") && !err.contains("x/y"), "{err}");
+            assert!(
+                !err.contains("x y") && !err.contains("x/y") && !err.contains(A),
+                "{err}"
+            );
         }
     }
 }

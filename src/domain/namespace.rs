@@ -5,6 +5,9 @@ use std::fmt;
 use super::ValidationError;
 use super::document_id::document_id_problem;
 
+/// How a bare token's label begins; its position in `API_TOKENS` follows.
+const BARE_TOKEN_LABEL: &str = "bare-token-";
+
 /// One token's private space of memories. `name` is the Firestore document id under
 /// `memory/`; `label` is what logs may show, since a bare token's name is the token itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,7 +25,13 @@ impl Namespace {
     /// The original function's layout: the token is the namespace. `position` (1-based, in
     /// `API_TOKENS`) labels it in logs without revealing it.
     pub fn bare_token(token: &str, position: usize) -> Result<Self, String> {
-        Self::parse(token, format!("bare-token-{position}"))
+        Self::parse(token, format!("{BARE_TOKEN_LABEL}{position}"))
+    }
+
+    /// Whether `name` has the shape of a bare token's label, `bare-token-N`.
+    pub fn is_bare_token_label(name: &str) -> bool {
+        name.strip_prefix(BARE_TOKEN_LABEL)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
     }
 
     /// A namespace as a grant recorded it, with the label it was shown under.
@@ -73,6 +82,10 @@ mod tests {
         assert_eq!(ns.name(), "s3cret");
         assert_eq!(ns.to_string(), "bare-token-2");
         assert!(!format!("{ns}").contains("s3cret"));
+        assert!(Namespace::is_bare_token_label(ns.label()));
+        for name in ["bare-token-", "bare-token-x", "bare-token-2a", "alice"] {
+            assert!(!Namespace::is_bare_token_label(name), "{name}");
+        }
     }
 
     #[test]

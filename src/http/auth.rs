@@ -1,17 +1,20 @@
 //! The extractors that authenticate: a handler that takes [`Authenticated`] or [`Admin`] runs
-//! only for a request with the right bearer token.
+//! only for a request with the right bearer token, from an address that has not failed to
+//! sign in too often.
 
 use std::future::{Ready, ready};
+use std::net::IpAddr;
 
 use actix_web::{FromRequest, HttpMessage, HttpRequest, dev::Payload, http::header, web};
 use futures_util::future::LocalBoxFuture;
 
-use super::error::ApiError;
+use super::error::{ApiError, retry_after_secs};
 use super::state::AppState;
-use crate::credentials::{AdminTokens, AuthError, Tokens};
+use crate::credentials::{AdminTokens, AuthError, BareNamed, Tokens};
 use crate::domain::Namespace;
 use crate::oauth::{Door, MCP_PATH, OAuthError};
 use crate::rate_limit::RateLimit;
+use crate::throttle;
 
 /// The namespace of an authenticated request, within its rate limit: the request presented an
 /// API token, or an access token of this server's OAuth grants that is for where it arrived.
@@ -25,7 +28,22 @@ impl FromRequest for Authenticated {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let req = req.clone();
         Box::pin(async move {
-            let ns = namespace(&req).await?;
+            let app = state(&req);
+            let client = admitted(app, &req)?;
+            let (door, counted_at) = if req.path().starts_with(MCP_PATH) {
+                (Door::Mcp, throttle::Door::Mcp)
+            } else {
+                (Door::Api, throttle::Door::Api)
+            };
+            // A token presented and refused counts; no token at all is no guess.
+            let ns = namespace(&req, app, door).await.inspect_err(|err| {
+                if matches!(
+                    err,
+                    ApiError::Auth(AuthError::UnknownToken | AuthError::InvalidAccessToken(_))
+                ) {
+                    app.throttle.failed(client, counted_at);
+                }
+            })?;
             // The request log reads it back.
             req.extensions_mut().insert(ns.clone());
             let rate_limit = req
@@ -40,9 +58,24 @@ impl FromRequest for Authenticated {
     }
 }
 
+fn state(req: &HttpRequest) -> &AppState {
+    req.app_data::<web::Data<AppState>>()
+        .expect("the state is registered as app data")
+}
+
+/// The request's client address, unless it failed to sign in too often of late: then the
+/// request is refused before its credentials are looked at.
+fn admitted(app: &AppState, req: &HttpRequest) -> Result<IpAddr, ApiError> {
+    let client = app.client_address(req);
+    app.throttle
+        .admit(client)
+        .map_err(|wait| ApiError::SignInThrottled(retry_after_secs(wait)))?;
+    Ok(client)
+}
+
 /// The namespace the request's bearer token opens. An API token is checked first, and costs no
 /// store read.
-async fn namespace(req: &HttpRequest) -> Result<Namespace, ApiError> {
+async fn namespace(req: &HttpRequest, app: &AppState, door: Door) -> Result<Namespace, ApiError> {
     let token = bearer_token(req).ok_or(AuthError::MissingCredentials)?;
     let tokens = req
         .app_data::<web::Data<Tokens>>()
@@ -50,16 +83,8 @@ async fn namespace(req: &HttpRequest) -> Result<Namespace, ApiError> {
     if let Some(ns) = tokens.authenticate(token) {
         return Ok(ns.clone());
     }
-    let app = req
-        .app_data::<web::Data<AppState>>()
-        .expect("the state is registered as app data");
     let Some(oauth) = &app.oauth else {
         return Err(AuthError::UnknownToken.into());
-    };
-    let door = if req.path().starts_with(MCP_PATH) {
-        Door::Mcp
-    } else {
-        Door::Api
     };
     match oauth.authenticate(token, door).await {
         Ok(Some(ns)) => Ok(ns),
@@ -71,23 +96,56 @@ async fn namespace(req: &HttpRequest) -> Result<Namespace, ApiError> {
     }
 }
 
-/// A request that presented an admin token.
-pub struct Admin;
+/// A request that presented an admin token, from `client`, whom the audit line names.
+pub struct Admin {
+    pub client: IpAddr,
+    tokens: web::Data<Tokens>,
+}
+
+impl Admin {
+    /// The namespace an admin URL names: a bare token's by its label, any other by its name.
+    /// A bare token itself is refused, so that operators learn not to put it in URLs.
+    pub fn namespace(&self, requested: &str) -> Result<Namespace, ApiError> {
+        match self.tokens.bare_named(requested) {
+            Some(BareNamed::Label(ns)) => Ok(ns.clone()),
+            Some(BareNamed::Token(ns)) => Err(ApiError::TokenInUrl(ns.label().to_owned())),
+            None => Ok(Namespace::requested(requested)?),
+        }
+    }
+
+    /// What to name the stored namespace `name` by in admin URLs.
+    pub fn label(&self, name: &str) -> String {
+        match self.tokens.bare_named(name) {
+            Some(BareNamed::Token(ns)) => ns.label().to_owned(),
+            _ => name.to_owned(),
+        }
+    }
+}
 
 impl FromRequest for Admin {
     type Error = ApiError;
     type Future = Ready<Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let app = state(req);
         let admins = req
             .app_data::<web::Data<AdminTokens>>()
             .expect("AdminTokens are registered as app data");
-        let result = match bearer_token(req) {
-            None => Err(AuthError::MissingCredentials),
-            Some(token) if admins.admits(token) => Ok(Self),
-            Some(_) => Err(AuthError::NotAdmin),
-        };
-        ready(result.map_err(ApiError::from))
+        let tokens = req
+            .app_data::<web::Data<Tokens>>()
+            .expect("Tokens are registered as app data");
+        let result = admitted(app, req).and_then(|client| match bearer_token(req) {
+            None => Err(AuthError::MissingCredentials.into()),
+            Some(token) if admins.admits(token) => Ok(Self {
+                client,
+                tokens: tokens.clone(),
+            }),
+            Some(_) => {
+                app.throttle.failed(client, throttle::Door::Admin);
+                Err(AuthError::NotAdmin.into())
+            }
+        });
+        ready(result)
     }
 }
 

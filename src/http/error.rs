@@ -1,6 +1,8 @@
 //! The one place where errors become HTTP responses: `{"status":"error","code","message"}`,
 //! with the status, headers and stable code each deserves.
 
+use std::time::Duration;
+
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpResponse, ResponseError};
 
@@ -15,6 +17,12 @@ use crate::transfer::TransferError;
 
 /// Seconds a client is asked to wait after a 503.
 const RETRY_AFTER_SECS: u32 = 5;
+
+/// `wait` in whole seconds for `Retry-After`, rounded up so that a client that waits them is
+/// let in.
+pub fn retry_after_secs(wait: Duration) -> u64 {
+    wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
+}
 
 /// Everything a request can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -49,6 +57,16 @@ pub enum ApiError {
     HeadersTooLarge(usize),
     #[error("Too many requests for this memory; try again in {0} seconds.")]
     RateLimited(u64),
+    #[error(
+        "Too many failed sign-ins from this address; try again in {0} seconds with a token this server knows."
+    )]
+    SignInThrottled(u64),
+    /// An admin URL named a bare token's namespace by its name, the token itself; the label
+    /// to name it by instead.
+    #[error(
+        "This namespace's name is an API token, and URLs land in request logs: name it by its label, {0}, instead (and consider replacing the token)."
+    )]
+    TokenInUrl(String),
     #[error("No namespace {0} holds memories here; GET /admin/namespaces lists them.")]
     UnknownNamespace(String),
     /// A failure of the store, or of an export, outside the memory operations.
@@ -95,6 +113,8 @@ impl ApiError {
             Self::UriTooLong(_) => ErrorCode::UriTooLong,
             Self::HeadersTooLarge(_) => ErrorCode::HeadersTooLarge,
             Self::RateLimited(_) => ErrorCode::RateLimited,
+            Self::SignInThrottled(_) => ErrorCode::SignInThrottled,
+            Self::TokenInUrl(_) => ErrorCode::TokenInUrl,
             Self::UnknownNamespace(_) => ErrorCode::UnknownNamespace,
             Self::Unavailable(_) => ErrorCode::StoreUnavailable,
         }
@@ -134,7 +154,7 @@ impl ResponseError for ApiError {
             ErrorCode::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
             ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
             ErrorCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimited | ErrorCode::SignInThrottled => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::MissingMode
             | ErrorCode::UnknownMode
@@ -147,7 +167,8 @@ impl ResponseError for ApiError {
             | ErrorCode::InvalidFilter
             | ErrorCode::MalformedQuery
             | ErrorCode::MalformedJson
-            | ErrorCode::UnknownLanguage => StatusCode::BAD_REQUEST,
+            | ErrorCode::UnknownLanguage
+            | ErrorCode::TokenInUrl => StatusCode::BAD_REQUEST,
         }
     }
 
@@ -162,7 +183,7 @@ impl ResponseError for ApiError {
             Self::Auth(_) => {
                 response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
             }
-            Self::RateLimited(secs) => {
+            Self::RateLimited(secs) | Self::SignInThrottled(secs) => {
                 response.insert_header((header::RETRY_AFTER, *secs));
             }
             Self::MethodNotAllowed(allow) => {

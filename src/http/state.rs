@@ -1,12 +1,15 @@
 //! What every handler shares.
 
+use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
 use actix_web::HttpRequest;
+use actix_web::http::header;
 
 use crate::memory::Memory;
 use crate::oauth::AuthorizationServer;
 use crate::store::{MemoryStore, Readiness};
+use crate::throttle::Throttle;
 
 pub struct AppState {
     /// What the GPT's operations and the MCP tools do.
@@ -21,6 +24,11 @@ pub struct AppState {
     pub schema_post: bool,
     /// The OAuth server, when `KIOKU_OAUTH` turns it on.
     pub oauth: Option<Arc<AuthorizationServer>>,
+    /// Failed sign-ins per client address.
+    pub throttle: Throttle,
+    /// Whether requests come through Cloud Run's front end, which says who the client is in
+    /// `X-Forwarded-For`.
+    pub behind_cloud_run: bool,
 }
 
 impl AppState {
@@ -40,6 +48,26 @@ impl AppState {
                 format!("{}://{}", info.scheme(), info.host())
             }
         }
+    }
+
+    /// The address the request came from. On Cloud Run, the last entry of `X-Forwarded-For`,
+    /// the one Google's front end appends, which a client cannot forge; what precedes it came
+    /// from the client and is passed on unverified (the documented format is
+    /// `[<supplied-value>,]<client-ip>,<load-balancer-ip>`:
+    /// <https://cloud.google.com/load-balancing/docs/https#x-forwarded-for_header>; a `run.app`
+    /// URL has no load balancer, and Cloud Run appends the client's address last:
+    /// <https://github.com/kubernetes/registry.k8s.io/pull/64>). Elsewhere, or if that entry is
+    /// no address, the connection's peer.
+    pub fn client_address(&self, req: &HttpRequest) -> IpAddr {
+        let forwarded = || {
+            let last = req.headers().get_all(header::X_FORWARDED_FOR).last()?;
+            last.to_str().ok()?.rsplit(',').next()?.trim().parse().ok()
+        };
+        self.behind_cloud_run
+            .then(forwarded)
+            .flatten()
+            .or_else(|| req.peer_addr().map(|peer| peer.ip()))
+            .unwrap_or(Ipv4Addr::UNSPECIFIED.into())
     }
 
     /// The URL resources are named under: the OAuth issuer's when OAuth is on, so that tokens,

@@ -89,6 +89,10 @@ impl Registration {
 }
 
 impl Registered {
+    pub fn client_id(&self) -> &str {
+        &self.client_id
+    }
+
     pub fn new(client: &Client, secret: Option<String>) -> Self {
         let confidential = secret.is_some();
         Self {

@@ -7,6 +7,7 @@ use crate::helpers::{
 #[tokio::test]
 async fn requests_without_bearer_credentials_get_401() {
     let app = spawn_app().await;
+    let other_scheme = format!("Token {ALICE}");
     let headers = [
         None,
         Some("Basic dXNlcjpwYXNz"),
@@ -14,7 +15,7 @@ async fn requests_without_bearer_credentials_get_401() {
         Some("Bearer "),
         Some("Bearer    "),
         Some(ALICE),
-        Some("Token tok-alice-0123456789"),
+        Some(other_scheme.as_str()),
     ];
     for header in headers {
         let mut request = app.client.get(&app.base).query(&[("mode", "load")]);
@@ -31,12 +32,13 @@ async fn requests_without_bearer_credentials_get_401() {
 async fn unknown_tokens_get_403() {
     let app = spawn_app().await;
     let upper = ALICE.to_uppercase();
+    let with_name = format!("alice:{ALICE}");
     for token in [
         "nope",
         upper.as_str(),
         &ALICE[..ALICE.len() - 1],
         "alice",
-        "alice:tok-alice-0123456789",
+        with_name.as_str(),
     ] {
         let request = authorize(
             app.client.get(&app.base).query(&[("mode", "load")]),

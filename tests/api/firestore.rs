@@ -11,6 +11,9 @@ use crate::emulator::Emulator;
 use crate::helpers::{ALICE, Process, TestApp, api_tokens, error_json, ok_json, spawn_app_with};
 use crate::original::{PROJECT, emulator_host, raw_db, write_as_original};
 
+/// A bare token no test uses, as long as kioku requires.
+const UNUSED_BARE_TOKEN: &str = "unused-bare-token-0123456789-abcdef";
+
 async fn spawn_on_firestore(
     extra_token: &str,
     customize: impl FnOnce(&mut kioku::config::Settings),
@@ -118,7 +121,7 @@ async fn a_namespace_written_by_the_original_loads_and_saves_as_the_original_wou
 /// summaries, and the answer says so.
 #[tokio::test]
 async fn a_thread_at_the_document_limit_drops_its_oldest_summaries() {
-    let app = spawn_on_firestore("unused-token", |s| {
+    let app = spawn_on_firestore(UNUSED_BARE_TOKEN, |s| {
         s.max_summary_chars = 100_000;
         s.load_budget_chars = 1_000_000;
     })
@@ -255,6 +258,6 @@ async fn readiness_asks_the_store_at_most_every_few_seconds() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn five_hundred_concurrent_saves_on_firestore() {
-    let app = spawn_on_firestore("unused-token", |_| {}).await;
+    let app = spawn_on_firestore(UNUSED_BARE_TOKEN, |_| {}).await;
     crate::hostile::five_hundred_concurrent_saves_land_exactly(&app).await;
 }

@@ -17,11 +17,12 @@ use reqwest::{RequestBuilder, Response};
 use serde_json::Value;
 use tempfile::TempDir;
 
-pub const ALICE: &str = "tok-alice-0123456789";
-pub const ALICE_ROTATED: &str = "tok-alice-rotated-9876";
-pub const BOB: &str = "tok-bob-0123456789";
-pub const BARE: &str = "tok-bare-seed-style";
-pub const ADMIN: &str = "tok-admin-0123456789";
+// Each at least 32 characters, as kioku requires of every token.
+pub const ALICE: &str = "tok-alice-0123456789-0123456789-abcdef";
+pub const ALICE_ROTATED: &str = "tok-alice-rotated-9876543210-9876543210";
+pub const BOB: &str = "tok-bob-0123456789-0123456789-abcdefgh";
+pub const BARE: &str = "tok-bare-seed-style-0123456789-abcdefgh";
+pub const ADMIN: &str = "tok-admin-0123456789-0123456789-abcdef";
 
 pub fn api_tokens() -> String {
     format!("alice:{ALICE},alice:{ALICE_ROTATED},bob:{BOB},{BARE}")
@@ -43,6 +44,7 @@ pub fn settings(data_dir: &Path) -> Settings {
         max_threads: None,
         retention_days: None,
         admin_tokens: Some(ADMIN.into()),
+        allow_weak_tokens: false,
         rate_limit: 0,
         public_url: None,
         schema_post: false,

@@ -1,10 +1,12 @@
 //! The HTTP contract, tested against a running server over a socket.
 
+mod audit;
 mod auth;
 #[path = "../common/emulator.rs"]
 mod emulator;
 mod errors;
 mod firestore;
+mod guessing;
 mod hardening;
 mod health;
 mod helpers;

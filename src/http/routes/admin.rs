@@ -1,5 +1,6 @@
 //! `/admin`, for operators with curl: list, export and delete namespaces. Only admin tokens
-//! reach it, and it is not in the GPT's schema.
+//! reach it, and it is not in the GPT's schema. Every action writes an audit line; a bare
+//! token's namespace is named by its label, since URLs land in request logs.
 
 use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
@@ -38,14 +39,17 @@ pub fn register(cfg: &mut web::ServiceConfig) {
 #[derive(Serialize)]
 struct NamespaceView {
     name: String,
+    /// What to name it by in admin URLs: a bare token's `bare-token-N`, or else its name.
+    label: String,
     threads: u64,
     entries: u64,
     last_saved: Option<String>,
 }
 
-impl From<NamespaceStats> for NamespaceView {
-    fn from(stats: NamespaceStats) -> Self {
+impl NamespaceView {
+    fn new(stats: NamespaceStats, admin: &Admin) -> Self {
         Self {
+            label: admin.label(&stats.name),
             name: stats.name,
             threads: stats.counts.threads,
             entries: stats.counts.entries,
@@ -55,13 +59,13 @@ impl From<NamespaceStats> for NamespaceView {
 }
 
 /// `GET /admin/namespaces`: each namespace holding memories, with its counts.
-pub async fn namespaces(_: Admin, app: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+pub async fn namespaces(admin: Admin, app: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let namespaces: Vec<NamespaceView> = app
         .store
         .namespaces()
         .await?
         .into_iter()
-        .map(NamespaceView::from)
+        .map(|stats| NamespaceView::new(stats, &admin))
         .collect();
     Ok(HttpResponse::Ok().json(serde_json::json!({ "namespaces": namespaces })))
 }
@@ -73,17 +77,32 @@ pub struct ExportRequest {
 
 /// `GET /admin/export[?namespace=NAME]`: the JSON Lines of `kioku export`.
 pub async fn export(
-    _: Admin,
+    admin: Admin,
     StrictQuery(req): StrictQuery<ExportRequest>,
     app: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    let name = req.namespace.as_deref().filter(|n| !n.is_empty());
-    let namespaces = transfer::namespaces(app.store.as_ref(), name).await?;
+    let named = match req.namespace.as_deref().filter(|n| !n.is_empty()) {
+        Some(requested) => Some(admin.namespace(requested)?),
+        None => None,
+    };
+    let namespaces = match &named {
+        Some(ns) => vec![ns.clone()],
+        None => transfer::namespaces(app.store.as_ref(), None).await?,
+    };
     let mut body = Vec::new();
     let written = transfer::export(app.store.as_ref(), &namespaces, &mut body).await?;
-    if let (Some(name), 0) = (name, written.threads) {
-        return Err(ApiError::UnknownNamespace(name.to_owned()));
+    if let (Some(ns), 0) = (&named, written.threads) {
+        return Err(ApiError::UnknownNamespace(ns.label().to_owned()));
     }
+    tracing::info!(
+        audit = true,
+        remote_ip = %admin.client,
+        action = "export",
+        namespace = named.as_ref().map_or("(every namespace)", Namespace::label),
+        threads = written.threads,
+        entries = written.entries,
+        "an operator exported memories"
+    );
     Ok(HttpResponse::Ok()
         .content_type("application/x-ndjson")
         .body(body))
@@ -91,23 +110,27 @@ pub async fn export(
 
 /// `DELETE /admin/namespaces/{name}`: forgets every thread of the namespace.
 pub async fn delete_namespace(
-    _: Admin,
+    admin: Admin,
     name: web::Path<String>,
     app: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    let ns = Namespace::requested(&name)?;
+    let ns = admin.namespace(&name)?;
     let deleted = app.store.delete_namespace(&ns).await?;
     if deleted.threads == 0 {
-        return Err(ApiError::UnknownNamespace(name.into_inner()));
+        return Err(ApiError::UnknownNamespace(ns.label().to_owned()));
     }
     tracing::info!(
+        audit = true,
+        remote_ip = %admin.client,
+        action = "delete namespace",
+        namespace = ns.label(),
         threads = deleted.threads,
         entries = deleted.entries,
-        "deleted a namespace"
+        "an operator deleted a namespace"
     );
     Ok(HttpResponse::Ok().json(serde_json::json!({
         "status": "deleted",
-        "namespace": ns.name(),
+        "namespace": ns.label(),
         "threads": deleted.threads,
         "entries": deleted.entries,
     })))

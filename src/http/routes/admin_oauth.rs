@@ -6,7 +6,6 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::fallback::method_not_allowed;
-use crate::domain::Namespace;
 use crate::http::auth::Admin;
 use crate::http::error::{ApiError, OAuthFailure};
 use crate::http::state::AppState;
@@ -106,7 +105,7 @@ struct NewClient {
 /// `POST /admin/oauth/clients` `{"name", "redirect_uris"}`: a confidential client; its secret
 /// is in this answer and nowhere else.
 async fn add_client(
-    _: Admin,
+    admin: Admin,
     app: web::Data<AppState>,
     body: web::Json<NewClient>,
 ) -> Result<HttpResponse, actix_web::Error> {
@@ -117,7 +116,13 @@ async fn add_client(
     let added = client::add(oauth(&app)?.store(), &name, redirect_uris)
         .await
         .map_err(OAuthFailure)?;
-    tracing::info!("an operator added an OAuth client");
+    tracing::info!(
+        audit = true,
+        remote_ip = %admin.client,
+        action = "add OAuth client",
+        client_id = added.client_id(),
+        "an operator added an OAuth client"
+    );
     Ok(HttpResponse::Created()
         .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
         .json(added))
@@ -130,7 +135,7 @@ struct NewRedirectUri {
 
 /// `POST /admin/oauth/clients/{id}/redirect_uris` `{"redirect_uri"}`.
 async fn add_redirect_uri(
-    _: Admin,
+    admin: Admin,
     app: web::Data<AppState>,
     id: web::Path<String>,
     body: web::Json<NewRedirectUri>,
@@ -138,16 +143,24 @@ async fn add_redirect_uri(
     let client = client::add_redirect_uri(oauth(&app)?.store(), &id, &body.redirect_uri)
         .await
         .map_err(OAuthFailure)?;
+    tracing::info!(
+        audit = true,
+        remote_ip = %admin.client,
+        action = "add redirect URI",
+        client_id = client.id.as_str(),
+        redirect_uri = body.redirect_uri.as_str(),
+        "an operator added a redirect URI to an OAuth client"
+    );
     Ok(HttpResponse::Ok().json(ClientView::from(client)))
 }
 
 /// `GET /admin/namespaces/{name}/grants`: the apps connected to the namespace.
 async fn grants(
-    _: Admin,
+    admin: Admin,
     app: web::Data<AppState>,
     name: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let ns = Namespace::requested(&name)?;
+    let ns = admin.namespace(&name)?;
     let grants = oauth(&app)?.store().grants(ns.name()).await?;
     let grants: Vec<GrantView> = grants.into_iter().map(GrantView::from).collect();
     Ok(HttpResponse::Ok().json(serde_json::json!({ "grants": grants })))
@@ -155,7 +168,7 @@ async fn grants(
 
 /// `DELETE /admin/oauth/grants/{id}`: the grant and every token issued under it.
 async fn revoke_grant(
-    _: Admin,
+    admin: Admin,
     app: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
@@ -163,6 +176,12 @@ async fn revoke_grant(
     if !client::is_issued_id(&id) || !oauth.store().revoke_grant(&id).await? {
         return Err(ApiError::NotFound);
     }
-    tracing::info!("an operator revoked an OAuth grant");
+    tracing::info!(
+        audit = true,
+        remote_ip = %admin.client,
+        action = "revoke grant",
+        grant_id = id.as_str(),
+        "an operator revoked an OAuth grant"
+    );
     Ok(HttpResponse::Ok().json(serde_json::json!({ "status": "revoked", "grant": id.as_str() })))
 }

@@ -4,7 +4,7 @@
 //! refusal in OAuth's shape.
 
 mod confidential;
-mod flow;
+pub mod flow;
 mod log;
 mod oidc;
 mod public;

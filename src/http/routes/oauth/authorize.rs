@@ -6,9 +6,12 @@ use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::OAuthOn;
 use crate::http::cookies;
+use crate::http::error::retry_after_secs;
 use crate::http::pages::{self, Consent, Notice, Text};
+use crate::http::state::AppState;
 use crate::oauth::{AuthorizationParams, AuthorizationRequest, AuthorizationServer, RequestError};
 use crate::telemetry::ErrorChain;
+use crate::throttle;
 
 /// The request's parameters by name (RFC 6749, section 3.1: each at most once, unknown ones
 /// ignored); `lang`, `csrf`, `decision` and `token` are the page's own.
@@ -74,6 +77,7 @@ pub async fn decide(
     OAuthOn(oauth): OAuthOn,
     req: HttpRequest,
     form: web::Form<Vec<(String, String)>>,
+    app: web::Data<AppState>,
 ) -> HttpResponse {
     let fields = match Fields::parse(form.into_inner()) {
         Ok(fields) => fields,
@@ -89,11 +93,23 @@ pub async fn decide(
     };
     let outcome = match fields.page("decision") {
         Some("allow") => {
+            let client = app.client_address(&req);
+            let again = |problem| {
+                let csrf = cookies::csrf_token(&req);
+                consent(&oauth, t, &request, &fields.params, csrf, Some(problem))
+            };
+            // An address that typed too many unknown tokens of late is not let try another.
+            if let Err(wait) = app.throttle.admit(client) {
+                let mut answer = again((StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts));
+                answer
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, retry_after_secs(wait).into());
+                return answer;
+            }
             let token = fields.page("token").unwrap_or_default();
             let Some(who) = oauth.sign_in_with_token(token) else {
-                let csrf = cookies::csrf_token(&req);
-                let problem = Some(t.unknown_token);
-                return consent(&oauth, t, &request, &fields.params, csrf, problem);
+                app.throttle.failed(client, throttle::Door::Consent);
+                return again((StatusCode::UNAUTHORIZED, t.unknown_token));
             };
             oauth.approve(&request, who).await.map(|to| see_other(&to))
         }
@@ -155,7 +171,7 @@ fn consent(
     request: &AuthorizationRequest,
     params: &AuthorizationParams,
     csrf: String,
-    problem: Option<&str>,
+    problem: Option<(StatusCode, &str)>,
 ) -> HttpResponse {
     let mut page = Consent::new(
         t,
@@ -165,12 +181,8 @@ fn consent(
         oauth.token_sign_in(),
         oauth.upstream_issuer(),
     );
-    page.problem = problem;
-    let status = if problem.is_some() {
-        StatusCode::UNAUTHORIZED
-    } else {
-        StatusCode::OK
-    };
+    page.problem = problem.map(|(_, message)| message);
+    let status = problem.map_or(StatusCode::OK, |(status, _)| status);
     // The form's answer redirects to the app, or to the OpenID Provider.
     let targets: Vec<String> = [Some(request.redirect_uri.as_str()), oauth.upstream_issuer()]
         .into_iter()

@@ -1,0 +1,210 @@
+//! Failed sign-ins per client address: past [`FAILURES_PER_WINDOW`] in a [`WINDOW`], an
+//! address is refused before any credential it presents is looked at, so that guessing tokens
+//! gets nowhere. In memory, so per instance.
+//!
+//! Not `governor`, as [`crate::rate_limit`] is: its buckets cannot be looked at without taking
+//! from them, and here every attempt is looked at first while only failures count; and the
+//! audit line wants how many failures there were.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Failures an address may make in a window: far above a person mistyping a token, or a
+/// client retrying with a stale one; at most 14,400 guesses a day, nothing against a token of
+/// 32 characters or more.
+pub const FAILURES_PER_WINDOW: u32 = 10;
+pub const WINDOW: Duration = Duration::from_secs(60);
+/// Addresses counted at once. Beyond it, addresses new to the count are not counted: no more
+/// memory, and no one locked out for others; guessing from that many addresses at once is for
+/// a deployment's Cloud Armor (SECURITY.md).
+const MAX_COUNTED: usize = 100_000;
+
+/// Where a credential was presented, as the audit line names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Door {
+    Api,
+    Mcp,
+    Admin,
+    Consent,
+}
+
+impl Door {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Api => "api",
+            Self::Mcp => "mcp",
+            Self::Admin => "admin",
+            Self::Consent => "consent",
+        }
+    }
+}
+
+/// Whom failures count against: an IPv4 address, or an IPv6 address's /64 network, since one
+/// host is commonly given a whole /64 to pick addresses from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Client {
+    V4(Ipv4Addr),
+    V6Network(u64),
+}
+
+impl From<IpAddr> for Client {
+    fn from(address: IpAddr) -> Self {
+        match address.to_canonical() {
+            IpAddr::V4(v4) => Self::V4(v4),
+            IpAddr::V6(v6) => Self::V6Network((v6.to_bits() >> 64) as u64),
+        }
+    }
+}
+
+/// An address's failures in its current window, which starts at the first of them.
+struct Failures {
+    since: Instant,
+    count: u32,
+}
+
+impl Failures {
+    fn current(&self, now: Instant) -> bool {
+        now < self.since + WINDOW
+    }
+}
+
+#[derive(Default)]
+struct Counts {
+    by_client: HashMap<Client, Failures>,
+    /// When windows that ended were last dropped.
+    swept: Option<Instant>,
+}
+
+/// The failed sign-ins of every client address.
+#[derive(Default)]
+pub struct Throttle {
+    counts: Mutex<Counts>,
+}
+
+impl Throttle {
+    /// Whether `client` may present a credential now; if not, how long until it may.
+    pub fn admit(&self, client: IpAddr) -> Result<(), Duration> {
+        self.admit_at(client, Instant::now())
+    }
+
+    /// Counts a failed sign-in. The failure that reaches the limit writes the audit line: one
+    /// per address and window, with the address, the door and the count, never what was
+    /// presented.
+    pub fn failed(&self, client: IpAddr, door: Door) {
+        if let Some(count) = self.failed_at(client, Instant::now()) {
+            tracing::warn!(
+                audit = true,
+                remote_ip = %client,
+                door = door.as_str(),
+                failures = count,
+                window_secs = WINDOW.as_secs(),
+                "failed sign-ins from one address reached the limit; it is refused until its \
+                 window ends"
+            );
+        }
+    }
+
+    fn admit_at(&self, client: IpAddr, now: Instant) -> Result<(), Duration> {
+        let counts = self
+            .counts
+            .lock()
+            .expect("the throttle's lock is never poisoned");
+        match counts.by_client.get(&client.into()) {
+            Some(failures) if failures.current(now) && failures.count >= FAILURES_PER_WINDOW => {
+                Err(failures.since + WINDOW - now)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The count, when this failure is the one that reaches the limit.
+    fn failed_at(&self, client: IpAddr, now: Instant) -> Option<u32> {
+        let mut counts = self
+            .counts
+            .lock()
+            .expect("the throttle's lock is never poisoned");
+        // Windows that ended are dropped once a window, so memory follows recent failures.
+        if counts.swept.is_none_or(|at| now >= at + WINDOW) {
+            counts.by_client.retain(|_, failures| failures.current(now));
+            counts.swept = Some(now);
+        }
+        let key = Client::from(client);
+        if counts.by_client.len() >= MAX_COUNTED && !counts.by_client.contains_key(&key) {
+            return None;
+        }
+        let failures = counts.by_client.entry(key).or_insert(Failures {
+            since: now,
+            count: 0,
+        });
+        if !failures.current(now) {
+            *failures = Failures {
+                since: now,
+                count: 0,
+            };
+        }
+        failures.count += 1;
+        (failures.count == FAILURES_PER_WINDOW).then_some(failures.count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn addr(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn an_address_is_refused_after_its_failures_until_the_window_ends() {
+        let throttle = Throttle::default();
+        let (guesser, other) = (addr("203.0.113.7"), addr("198.51.100.9"));
+        let start = Instant::now();
+        for n in 1..FAILURES_PER_WINDOW {
+            assert!(throttle.admit_at(guesser, start).is_ok());
+            assert_eq!(throttle.failed_at(guesser, start), None, "failure {n}");
+        }
+        assert_eq!(
+            throttle.failed_at(guesser, start),
+            Some(FAILURES_PER_WINDOW)
+        );
+        let later = start + Duration::from_secs(15);
+        assert_eq!(
+            throttle.admit_at(guesser, later),
+            Err(Duration::from_secs(45))
+        );
+        assert!(throttle.admit_at(other, later).is_ok());
+        // More failures while refused start no second run in the same window.
+        assert_eq!(throttle.failed_at(guesser, later), None);
+        assert!(throttle.admit_at(guesser, start + WINDOW).is_ok());
+        assert_eq!(throttle.failed_at(guesser, start + WINDOW), None);
+    }
+
+    #[test]
+    fn an_ipv6_network_counts_as_one_client() {
+        let throttle = Throttle::default();
+        let now = Instant::now();
+        for n in 0..FAILURES_PER_WINDOW {
+            throttle.failed_at(addr(&format!("2001:db8:1:2::{n:x}")), now);
+        }
+        assert!(throttle.admit_at(addr("2001:db8:1:2::ffff"), now).is_err());
+        assert!(throttle.admit_at(addr("2001:db8:1:3::1"), now).is_ok());
+        // An IPv4 address written as IPv6 is the same client.
+        for _ in 0..FAILURES_PER_WINDOW {
+            throttle.failed_at(addr("192.0.2.1"), now);
+        }
+        assert!(throttle.admit_at(addr("::ffff:192.0.2.1"), now).is_err());
+    }
+
+    #[test]
+    fn ended_windows_are_dropped() {
+        let throttle = Throttle::default();
+        let now = Instant::now();
+        throttle.failed_at(addr("192.0.2.1"), now);
+        throttle.failed_at(addr("192.0.2.2"), now + WINDOW);
+        let counts = throttle.counts.lock().unwrap();
+        assert_eq!(counts.by_client.len(), 1);
+    }
+}
