@@ -117,6 +117,7 @@ async fn failed_sign_ins_are_throttled_per_address() {
         ("API_TOKENS", tokens.as_str()),
         ("KIOKU_ADMIN_TOKENS", ADMIN),
         ("K_SERVICE", "kioku"),
+        ("KIOKU_PUBLIC_URL", "https://kioku.example"),
         ("KIOKU_STORE", "sqlite"),
     ];
     let server = Process::start(dir.path(), &env).unwrap();
