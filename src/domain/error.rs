@@ -16,7 +16,7 @@ pub enum ValidationError {
     )]
     SummaryTooLong { actual: usize, limit: usize },
     #[error(
-        "`summary` contains the control character U+{0:04X}; remove it (tab, newline and carriage return are allowed)."
+        "`summary` contains the control character U+{0:04X}; remove it (no C0 or C1 controls, DEL or bidirectional overrides and isolates; tab, newline and carriage return are allowed)."
     )]
     SummaryControlCharacter(u32),
     #[error(

@@ -31,6 +31,22 @@ async fn bad_query_parameters_are_refused_with_what_to_change() {
             "summary_control_character",
         ),
         (
+            &[("mode", "save"), ("summary", "a\u{7f}b")],
+            "summary_control_character",
+        ),
+        (
+            &[("mode", "save"), ("summary", "a\u{85}b")],
+            "summary_control_character",
+        ),
+        (
+            &[("mode", "save"), ("summary", "\u{202e}txt.exe")],
+            "summary_control_character",
+        ),
+        (
+            &[("mode", "save"), ("summary", "a\u{2066}b")],
+            "summary_control_character",
+        ),
+        (
             &[("mode", "save"), ("summary", &too_long)],
             "summary_too_long",
         ),
@@ -96,6 +112,20 @@ async fn an_over_long_summary_names_the_limit() {
     let body = error_json(response, 400, "summary_too_long").await;
     assert_eq!(body["limit"], 1_000);
     assert!(body["message"].as_str().unwrap().contains("1000"), "{body}");
+    app.assert_nothing_stored().await;
+}
+
+/// A refused character is named by its code point, so the caller can find it.
+#[tokio::test]
+async fn a_refused_character_is_named_by_its_code_point() {
+    let app = spawn_app().await;
+    let query = [("mode", "save"), ("summary", "readme\u{202e}txt.exe")];
+    let response = app.get(Some(ALICE), &query).send().await.unwrap();
+    let body = error_json(response, 400, "summary_control_character").await;
+    assert!(
+        body["message"].as_str().unwrap().contains("U+202E"),
+        "{body}"
+    );
     app.assert_nothing_stored().await;
 }
 

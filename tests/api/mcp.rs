@@ -281,6 +281,7 @@ async fn mcp_refusals_are_the_http_apis_and_never_a_server_error() {
         for (summary, code) in [
             (long.as_str(), "summary_too_long"),
             (" \t ", "blank_summary"),
+            ("a\u{202e}b", "summary_control_character"),
         ] {
             let answer = call_tool(&app, &token, "save_memory", json!({"summary": summary})).await;
             let error = tool_error(&answer, code);
