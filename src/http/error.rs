@@ -141,6 +141,7 @@ impl ResponseError for ApiError {
             | ErrorCode::InvalidThreadId
             | ErrorCode::MissingThreadId
             | ErrorCode::InvalidFilter
+            | ErrorCode::QueryTooLong
             | ErrorCode::MalformedQuery
             | ErrorCode::MalformedJson
             | ErrorCode::UnknownLanguage => StatusCode::BAD_REQUEST,

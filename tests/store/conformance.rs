@@ -332,7 +332,7 @@ pub async fn search_finds_every_word_in_any_width_ranked_by_matches_then_recency
     )
     .await;
     save_at(store, &ns, "y", 3, &["ｶﾀｶﾅ と ＡＰＩ と Api"]).await;
-    let query = Query::parse("api ｶﾀｶﾅ").unwrap();
+    let query = Query::parse("api ｶﾀｶﾅ").unwrap().unwrap();
     let results = search(
         store
             .candidates(&ns, &Filter::default(), &query)
@@ -352,7 +352,7 @@ pub async fn search_finds_every_word_in_any_width_ranked_by_matches_then_recency
         found,
         [("y", "ｶﾀｶﾅ と ＡＰＩ と Api"), ("x", "カタカナ api")]
     );
-    let query = Query::parse("ＡＰＩ").unwrap();
+    let query = Query::parse("ＡＰＩ").unwrap().unwrap();
     let only_x = Filter {
         thread: Some(thread("x")),
         ..Filter::default()
