@@ -8,6 +8,7 @@ mod firestore;
 mod health;
 mod helpers;
 mod hostile;
+mod isolation;
 mod lifecycle;
 #[path = "../common/listening.rs"]
 mod listening;
