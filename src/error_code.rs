@@ -40,7 +40,11 @@ impl ErrorBody {
     /// The answer to a failed memory operation, whichever door it came through.
     pub fn of_memory(err: &MemoryError) -> Self {
         let limit = match err {
-            MemoryError::Invalid(ValidationError::SummaryTooLong { limit, .. }) => Some(*limit),
+            MemoryError::Invalid(
+                ValidationError::SummaryTooLong { limit, .. }
+                | ValidationError::QueryTooManyWords { limit, .. }
+                | ValidationError::QueryTooLong { limit, .. },
+            ) => Some(*limit),
             _ => None,
         };
         Self::new(err.into(), err.to_string(), limit)
@@ -63,6 +67,7 @@ pub enum ErrorCode {
     InvalidThreadId,
     MissingThreadId,
     InvalidFilter,
+    QueryTooLong,
     MalformedQuery,
     MalformedJson,
     UnsupportedMediaType,
@@ -106,6 +111,9 @@ impl From<&ValidationError> for ErrorCode {
             ValidationError::InvalidThreadId(_) => Self::InvalidThreadId,
             ValidationError::MissingThreadId => Self::MissingThreadId,
             ValidationError::InvalidFilter { .. } => Self::InvalidFilter,
+            ValidationError::QueryTooManyWords { .. } | ValidationError::QueryTooLong { .. } => {
+                Self::QueryTooLong
+            }
         }
     }
 }

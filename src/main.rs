@@ -142,6 +142,7 @@ async fn import(
         store.as_ref(),
         input,
         &renames,
+        settings.max_summary_chars as usize,
         |bytes| progress.inc(bytes as u64),
         |line, reason| progress.suspend(|| eprintln!("line {line}: {reason}")),
     )

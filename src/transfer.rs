@@ -4,9 +4,10 @@
 
 use std::io::{self, BufRead, Write};
 
+use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{Entry, Namespace, ThreadId, ValidationError};
+use crate::domain::{Entry, Namespace, Summary, ThreadId, ValidationError};
 use crate::store::{Counts, MemoryStore, StoreError};
 
 /// One line: a thread, its namespace, and its entries in the order they were saved.
@@ -124,13 +125,20 @@ impl ImportReport {
     }
 }
 
-/// Reads an export from `input` into `store`. A bad line is reported to `on_bad` and skipped;
-/// only a store failure stops the import (run it again: lines already imported change nothing).
-/// `on_line` hears how many bytes each line took.
+/// How far ahead of this machine's clock an imported timestamp may be: clocks of two machines
+/// differ a little, but an entry from the future would be every load's newest until then and
+/// outlive the retention age.
+const MAX_CLOCK_SKEW: TimeDelta = TimeDelta::minutes(5);
+
+/// Reads an export from `input` into `store`, holding every field to the API's rules (a
+/// summary to [`Summary::parse`] with `max_summary_chars`, as a save). A bad line is reported to
+/// `on_bad` and skipped; only a store failure stops the import (run it again: lines already
+/// imported change nothing). `on_line` hears how many bytes each line took.
 pub async fn import(
     store: &dyn MemoryStore,
     input: impl BufRead,
     renames: &Renames,
+    max_summary_chars: usize,
     mut on_line: impl FnMut(usize),
     mut on_bad: impl FnMut(usize, &str),
 ) -> Result<ImportReport, TransferError> {
@@ -143,7 +151,7 @@ pub async fn import(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let outcome = match parse_line(&line, renames) {
+        let outcome = match parse_line(&line, renames, max_summary_chars, Utc::now()) {
             Ok((ns, thread, entries)) => match store.import(&ns, &thread, &entries).await {
                 Ok(added) => {
                     report.threads += 1;
@@ -166,11 +174,85 @@ pub async fn import(
     Ok(report)
 }
 
-fn parse_line(line: &[u8], renames: &Renames) -> Result<(Namespace, ThreadId, Vec<Entry>), String> {
+fn parse_line(
+    line: &[u8],
+    renames: &Renames,
+    max_summary_chars: usize,
+    now: DateTime<Utc>,
+) -> Result<(Namespace, ThreadId, Vec<Entry>), String> {
     let record: ThreadRecord = serde_json::from_slice(line).map_err(|e| {
         format!("not a thread record ({e}); expected {{\"namespace\",\"thread_id\",\"entries\"}}")
     })?;
     let ns = renames.apply(&record.namespace)?;
     let thread = ThreadId::parse(&record.thread_id).map_err(|e| e.to_string())?;
-    Ok((ns, thread, record.entries))
+    let entries = record
+        .entries
+        .into_iter()
+        .enumerate()
+        .map(|(index, entry)| {
+            checked(entry, max_summary_chars, now)
+                .map_err(|reason| format!("entry {}: {reason}", index + 1))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok((ns, thread, entries))
+}
+
+/// `entry` if a save could have made it: its summary as a save takes one, its timestamp an
+/// RFC 3339 time no later than `now` (give or take [`MAX_CLOCK_SKEW`]).
+fn checked(entry: Entry, max_summary_chars: usize, now: DateTime<Utc>) -> Result<Entry, String> {
+    let summary = Summary::parse(Some(entry.summary), max_summary_chars)
+        .map_err(|e| e.to_string())?
+        .into_inner();
+    let at = DateTime::parse_from_rfc3339(&entry.timestamp).map_err(|_| {
+        format!(
+            "`timestamp` {:?} is not an RFC 3339 time such as 2025-08-19T08:39:27.174624+09:00.",
+            entry.timestamp
+        )
+    })?;
+    if at > now + MAX_CLOCK_SKEW {
+        return Err(format!(
+            "`timestamp` {} is in the future (this machine's clock says {}); correct it, or \
+             this machine's clock.",
+            entry.timestamp,
+            now.to_rfc3339()
+        ));
+    }
+    Ok(Entry {
+        summary,
+        timestamp: entry.timestamp,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(summary: &str, timestamp: &str) -> Entry {
+        Entry {
+            summary: summary.into(),
+            timestamp: timestamp.into(),
+        }
+    }
+
+    #[test]
+    fn imported_entries_meet_the_rules_of_a_save() {
+        let now = DateTime::parse_from_rfc3339("2025-08-19T00:00:00Z")
+            .unwrap()
+            .to_utc();
+        let fine = entry("要約", "2025-08-19T08:59:00+09:00");
+        assert_eq!(checked(fine.clone(), 10, now), Ok(fine));
+        for (bad, reason) in [
+            (entry("a\u{202e}b", "2025-08-19T00:00:00Z"), "U+202E"),
+            (entry("  ", "2025-08-19T00:00:00Z"), "blank"),
+            (
+                entry(&"x".repeat(11), "2025-08-19T00:00:00Z"),
+                "limit is 10",
+            ),
+            (entry("s", "yesterday"), "not an RFC 3339 time"),
+            (entry("s", "2025-08-19T09:05:01+09:00"), "in the future"),
+        ] {
+            let refused = checked(bad.clone(), 10, now).unwrap_err();
+            assert!(refused.contains(reason), "{bad:?}: {refused}");
+        }
+    }
 }

@@ -16,7 +16,7 @@ pub enum ValidationError {
     )]
     SummaryTooLong { actual: usize, limit: usize },
     #[error(
-        "`summary` contains the control character U+{0:04X}; remove it (tab, newline and carriage return are allowed)."
+        "`summary` contains the control character U+{0:04X}; remove it (no C0 or C1 controls, DEL or bidirectional overrides and isolates; tab, newline and carriage return are allowed)."
     )]
     SummaryControlCharacter(u32),
     #[error(
@@ -27,6 +27,14 @@ pub enum ValidationError {
         "`thread_id` is required: send the thread_id of the thread to forget, as a load shows it."
     )]
     MissingThreadId,
+    #[error(
+        "`q` has {actual} words; the limit is {limit}. Search for the few most distinctive words."
+    )]
+    QueryTooManyWords { actual: usize, limit: usize },
+    #[error(
+        "`q` has {actual} characters besides spaces; the limit is {limit}. Search for fewer or shorter words."
+    )]
+    QueryTooLong { actual: usize, limit: usize },
     #[error("`{name}` must be {expected}.")]
     InvalidFilter {
         name: &'static str,

@@ -46,7 +46,7 @@ impl Lookup {
                 .transpose()?,
         };
         let before = present(before);
-        Ok(match present(q).and_then(Query::parse) {
+        Ok(match present(q).map(Query::parse).transpose()?.flatten() {
             Some(query) => Self::Search {
                 after: before
                     .map(|raw| {

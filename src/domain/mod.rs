@@ -26,7 +26,7 @@ pub use lookup::Lookup;
 pub use mode::Mode;
 pub use namespace::Namespace;
 pub use page::{Omitted, Page, PageBuilder};
-pub use query::{Query, fold};
+pub use query::{MAX_QUERY_CHARS, MAX_QUERY_WORDS, Query, fold};
 pub use retention::Retention;
 pub use search::{Found, Results, SearchCursor, search};
 pub use summary::Summary;

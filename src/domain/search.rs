@@ -56,19 +56,31 @@ impl SearchCursor {
 
 /// Ranks `candidates` (entries the filter admits; extra ones are harmless) by how often the
 /// query's words occur, then by recency, and takes the best that fit `budget` characters.
+/// Folding and scoring every candidate is the costly part: `given_up` is asked between
+/// candidates, and once it says yes the ranking stops and answers `None`.
 pub fn search(
     candidates: Vec<Located>,
     query: &Query,
     filter: &Filter,
     after: Option<SearchCursor>,
     budget_chars: usize,
-) -> Results {
-    let mut ranked: Vec<(usize, Located)> = candidates
-        .into_iter()
-        .filter(|item| filter.admits(item))
-        .filter_map(|item| Some((query.score(&fold(&item.entry.summary))?, item)))
-        .filter(|(score, item)| after.is_none_or(|c| c.admits(*score, item.at)))
-        .collect();
+    given_up: &dyn Fn() -> bool,
+) -> Option<Results> {
+    let mut ranked: Vec<(usize, Located)> = Vec::new();
+    for item in candidates {
+        if given_up() {
+            return None;
+        }
+        if !filter.admits(&item) {
+            continue;
+        }
+        let Some(score) = query.score(&fold(&item.entry.summary)) else {
+            continue;
+        };
+        if after.is_none_or(|c| c.admits(score, item.at)) {
+            ranked.push((score, item));
+        }
+    }
     ranked.sort_by(|(sa, a), (sb, b)| sb.cmp(sa).then_with(|| Located::load_order(a, b)));
     let total = ranked.len();
     let mut budget = Budget::new(budget_chars);
@@ -113,5 +125,5 @@ pub fn search(
         results.omitted = Some(omitted as u64);
         results.next_before = last.and_then(SearchCursor::render);
     }
-    results
+    Some(results)
 }

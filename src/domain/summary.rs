@@ -3,7 +3,8 @@
 use super::ValidationError;
 
 /// The text of one saved memory: not blank, within the configured length, and free of
-/// control characters other than tab, newline and carriage return. Kept exactly as sent.
+/// control characters other than tab, newline and carriage return (see [`is_forbidden`]).
+/// Kept exactly as sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary(String);
 
@@ -14,7 +15,7 @@ impl Summary {
         if text.trim().is_empty() {
             return Err(ValidationError::BlankSummary);
         }
-        if let Some(c) = text.chars().find(|&c| is_forbidden_control(c)) {
+        if let Some(c) = text.chars().find(|&c| is_forbidden(c)) {
             return Err(ValidationError::SummaryControlCharacter(c.into()));
         }
         let actual = text.chars().count();
@@ -32,8 +33,13 @@ impl Summary {
     }
 }
 
-fn is_forbidden_control(c: char) -> bool {
-    c.is_ascii_control() && c != '\u{7f}' && !matches!(c, '\t' | '\n' | '\r')
+/// C0 and C1 controls and DEL, which terminals and logs act on; and the bidirectional
+/// overrides and isolates, which make text read differently from what it holds (a summary
+/// shown to a model or a person could hide what it says). The bidi marks (U+200E, U+200F,
+/// U+061C) stay: right-to-left text needs them, and they reorder nothing past a character.
+fn is_forbidden(c: char) -> bool {
+    (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 #[cfg(test)]
@@ -73,6 +79,27 @@ mod tests {
                 limit: 5
             })
         );
+    }
+
+    #[test]
+    fn refuses_del_c1_controls_and_bidi_overrides_and_isolates() {
+        let refused = [
+            '\u{7f}', '\u{80}', '\u{85}', '\u{9f}', '\u{202a}', '\u{202e}',
+        ]
+        .into_iter()
+        .chain(['\u{2066}', '\u{2069}']);
+        for c in refused {
+            assert_eq!(
+                parse(&format!("a{c}b"), 10),
+                Err(ValidationError::SummaryControlCharacter(c.into())),
+                "{c:?}"
+            );
+        }
+        for kept in [
+            '\u{a0}', '\u{200e}', '\u{200f}', '\u{61c}', '\u{2029}', '\u{2065}',
+        ] {
+            assert!(parse(&format!("a{kept}b"), 10).is_ok(), "{kept:?}");
+        }
     }
 
     #[test]

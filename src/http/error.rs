@@ -165,6 +165,7 @@ impl ResponseError for ApiError {
             | ErrorCode::InvalidThreadId
             | ErrorCode::MissingThreadId
             | ErrorCode::InvalidFilter
+            | ErrorCode::QueryTooLong
             | ErrorCode::MalformedQuery
             | ErrorCode::MalformedJson
             | ErrorCode::UnknownLanguage

@@ -9,6 +9,7 @@ use utoipa::{Modify, OpenApi};
 // The macro below reads each handler through its `__path_` twin.
 use super::routes::forget::__path_forget;
 use super::routes::memory::{__path_memory_get, __path_memory_post};
+use crate::domain::MAX_QUERY_CHARS;
 
 /// The server URL of the committed `openapi/openapi.yaml`, for the user to replace.
 pub const PLACEHOLDER_URL: &str = "https://your-kioku-service.example.com";
@@ -62,25 +63,31 @@ pub fn document(options: &SchemaOptions) -> Document {
             components.schemas.remove("MemoryRequest");
         }
     }
-    let query_summary = memory
-        .get
-        .iter_mut()
-        .flat_map(|get| get.parameters.iter_mut().flatten())
-        .filter_map(|parameter| match parameter {
-            RefOr::T(parameter) if parameter.name == "summary" => parameter.schema.as_mut(),
-            _ => None,
-        });
-    let body_summary = doc
-        .components
-        .iter_mut()
-        .filter_map(|components| components.schemas.get_mut("MemoryRequest"))
-        .filter_map(|request| match request {
-            RefOr::T(Schema::Object(request)) => request.properties.get_mut("summary"),
-            _ => None,
-        });
-    for summary in query_summary.chain(body_summary) {
-        if let RefOr::T(Schema::Object(summary)) = summary {
-            summary.max_length = Some(options.max_summary_chars);
+    let limits = [
+        ("summary", options.max_summary_chars),
+        ("q", MAX_QUERY_CHARS),
+    ];
+    for (name, limit) in limits {
+        let in_query = memory
+            .get
+            .iter_mut()
+            .flat_map(|get| get.parameters.iter_mut().flatten())
+            .filter_map(|parameter| match parameter {
+                RefOr::T(parameter) if parameter.name == name => parameter.schema.as_mut(),
+                _ => None,
+            });
+        let in_body = doc
+            .components
+            .iter_mut()
+            .filter_map(|components| components.schemas.get_mut("MemoryRequest"))
+            .filter_map(|request| match request {
+                RefOr::T(Schema::Object(request)) => request.properties.get_mut(name),
+                _ => None,
+            });
+        for property in in_query.chain(in_body) {
+            if let RefOr::T(Schema::Object(property)) = property {
+                property.max_length = Some(limit);
+            }
         }
     }
     doc

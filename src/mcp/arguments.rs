@@ -22,6 +22,7 @@ pub struct SaveArguments {
 pub struct LoadArguments {
     /// Keywords: only summaries holding every word, most matches first. One or two
     /// distinctive words work best; any language, no need to split Japanese.
+    #[schemars(length(max = crate::domain::MAX_QUERY_CHARS))]
     pub q: Option<String>,
     /// Only this thread.
     pub thread_id: Option<String>,

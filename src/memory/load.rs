@@ -7,7 +7,7 @@ use serde::ser::{SerializeMap, Serializer};
 use utoipa::ToSchema;
 
 use super::{Memory, MemoryError};
-use crate::domain::{Entry, Found, Lookup, Namespace, PageBuilder, Thread, search};
+use crate::domain::{Entry, Found, Lookup, Namespace, PageBuilder, Thread};
 
 /// A load's optional parameters, as sent; empty ones count as absent.
 #[derive(Debug, Clone, Default)]
@@ -64,8 +64,10 @@ impl Memory {
                 query,
                 after,
             } => {
-                let candidates = self.store.candidates(ns, &filter, &query).await?;
-                let results = search(candidates, &query, &filter, after, budget);
+                let results = self
+                    .store
+                    .search(ns, &filter, &query, after, budget)
+                    .await?;
                 LoadAnswer::Searched(Searched {
                     status: if results.found.is_empty() {
                         SearchStatus::Empty

@@ -11,11 +11,14 @@ use super::{
     SaveOutcome, StoreError,
 };
 use crate::domain::{
-    Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Retention, Thread, ThreadId,
+    Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Results, Retention, SearchCursor,
+    Thread, ThreadId,
 };
 
 /// Puts a time limit on every call of the store it wraps, so a stuck store answers
-/// [`StoreError::Timeout`] instead of hanging the request.
+/// [`StoreError::Timeout`] instead of hanging the request. The call is dropped then, and the
+/// blocking work it started (a SQLite query, a search's ranking) learns that its caller gave
+/// up, and stops: it would otherwise go on holding the connection or a core.
 pub struct Bounded<S> {
     inner: S,
     limit: Duration,
@@ -65,6 +68,19 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
         query: &Query,
     ) -> Result<Vec<Located>, StoreError> {
         self.bound(self.inner.candidates(ns, filter, query)).await
+    }
+
+    /// The read and the ranking, within one limit.
+    async fn search(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        query: &Query,
+        after: Option<SearchCursor>,
+        budget_chars: usize,
+    ) -> Result<Results, StoreError> {
+        self.bound(self.inner.search(ns, filter, query, after, budget_chars))
+            .await
     }
 
     async fn forget(

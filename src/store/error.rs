@@ -9,6 +9,9 @@ pub type Cause = Box<dyn Error + Send + Sync + 'static>;
 pub enum StoreError {
     #[error("the store did not answer within {0} s")]
     Timeout(u64),
+    /// Work stopped because its caller had stopped waiting (after a [`Self::Timeout`]).
+    #[error("the work was stopped: its caller had stopped waiting")]
+    GivenUp,
     /// `context` says what kioku was doing; `source` is what the backend said.
     #[error("{context}")]
     Failed {

@@ -2,9 +2,11 @@
 
 use async_trait::async_trait;
 
+use super::blocking::off_workers;
 use super::{Counts, NamespaceStats, SaveOutcome, StoreError};
 use crate::domain::{
-    Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Retention, Thread, ThreadId,
+    Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Results, Retention, SearchCursor,
+    Thread, ThreadId, search,
 };
 
 #[async_trait]
@@ -37,6 +39,29 @@ pub trait MemoryStore: Send + Sync {
         filter: &Filter,
         query: &Query,
     ) -> Result<Vec<Located>, StoreError>;
+
+    /// The [`candidates`](Self::candidates), ranked by [`search`]. Backends keep this one: it
+    /// is a method of the store so that [`Bounded`](super::Bounded) holds the ranking to the
+    /// read's time limit. Folding and scoring thousands of entries would hold up an async
+    /// worker, and every request it serves, so it runs on the blocking pool, and stops once
+    /// the caller gave up.
+    async fn search(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        query: &Query,
+        after: Option<SearchCursor>,
+        budget_chars: usize,
+    ) -> Result<Results, StoreError> {
+        let candidates = self.candidates(ns, filter, query).await?;
+        let (query, filter) = (query.clone(), filter.clone());
+        off_workers(move |given_up| {
+            let given_up = || given_up.is_set();
+            search(candidates, &query, &filter, after, budget_chars, &given_up)
+        })
+        .await?
+        .ok_or(StoreError::GivenUp)
+    }
 
     /// Removes the thread, or only its entries saved at `at` (in
     /// [`entry_micros`](crate::domain::entry_micros)); a thread left without entries is gone.

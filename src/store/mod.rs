@@ -3,6 +3,7 @@
 //! same behaviour. A backend stores and retrieves; what an answer holds (budget, paging,
 //! ranking) is decided above it, in `domain`.
 
+mod blocking;
 mod bounded;
 mod error;
 mod firestore;

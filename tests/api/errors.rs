@@ -31,6 +31,22 @@ async fn bad_query_parameters_are_refused_with_what_to_change() {
             "summary_control_character",
         ),
         (
+            &[("mode", "save"), ("summary", "a\u{7f}b")],
+            "summary_control_character",
+        ),
+        (
+            &[("mode", "save"), ("summary", "a\u{85}b")],
+            "summary_control_character",
+        ),
+        (
+            &[("mode", "save"), ("summary", "\u{202e}txt.exe")],
+            "summary_control_character",
+        ),
+        (
+            &[("mode", "save"), ("summary", "a\u{2066}b")],
+            "summary_control_character",
+        ),
+        (
             &[("mode", "save"), ("summary", &too_long)],
             "summary_too_long",
         ),
@@ -96,6 +112,49 @@ async fn an_over_long_summary_names_the_limit() {
     let body = error_json(response, 400, "summary_too_long").await;
     assert_eq!(body["limit"], 1_000);
     assert!(body["message"].as_str().unwrap().contains("1000"), "{body}");
+    app.assert_nothing_stored().await;
+}
+
+/// A search's words and characters are bounded, so no query is too large to run: a thousand
+/// one-character words, which once reached SQLite's expression limit (a 5xx), are a 400 too.
+#[tokio::test]
+async fn an_oversized_search_is_refused_with_its_limit() {
+    let app = spawn_app().await;
+    app.save(ALICE, None, "a b c").await;
+    let words = |n: usize| vec!["a"; n].join(" ");
+    let long_word = "記".repeat(201);
+    for (q, limit) in [
+        (words(21), 20),
+        (words(1_000), 20),
+        (long_word.clone(), 200),
+        (format!("{} ㌀", "記".repeat(197)), 200),
+    ] {
+        let query = [("mode", "load"), ("q", q.as_str())];
+        let response = app.get(Some(ALICE), &query).send().await.unwrap();
+        let body = error_json(response, 400, "query_too_long").await;
+        assert_eq!(body["limit"], limit, "{body}");
+        let message = body["message"].as_str().unwrap();
+        assert!(message.contains(&limit.to_string()), "{message}");
+    }
+    let body = json!({"mode": "load", "q": long_word});
+    let response = app.post(Some(ALICE), &body).send().await.unwrap();
+    error_json(response, 400, "query_too_long").await;
+    let most = [("mode", "load"), ("q", &words(20))];
+    let found = app.get(Some(ALICE), &most).send().await.unwrap();
+    assert_eq!(found.json::<Value>().await.unwrap()["status"], "found");
+}
+
+/// A refused character is named by its code point, so the caller can find it.
+#[tokio::test]
+async fn a_refused_character_is_named_by_its_code_point() {
+    let app = spawn_app().await;
+    let query = [("mode", "save"), ("summary", "readme\u{202e}txt.exe")];
+    let response = app.get(Some(ALICE), &query).send().await.unwrap();
+    let body = error_json(response, 400, "summary_control_character").await;
+    assert!(
+        body["message"].as_str().unwrap().contains("U+202E"),
+        "{body}"
+    );
     app.assert_nothing_stored().await;
 }
 

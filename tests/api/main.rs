@@ -11,6 +11,7 @@ mod hardening;
 mod health;
 mod helpers;
 mod hostile;
+mod isolation;
 mod lifecycle;
 #[path = "../common/listening.rs"]
 mod listening;

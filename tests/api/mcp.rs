@@ -281,6 +281,7 @@ async fn mcp_refusals_are_the_http_apis_and_never_a_server_error() {
         for (summary, code) in [
             (long.as_str(), "summary_too_long"),
             (" \t ", "blank_summary"),
+            ("a\u{202e}b", "summary_control_character"),
         ] {
             let answer = call_tool(&app, &token, "save_memory", json!({"summary": summary})).await;
             let error = tool_error(&answer, code);
@@ -288,6 +289,12 @@ async fn mcp_refusals_are_the_http_apis_and_never_a_server_error() {
             let http = error_json(http.send().await.unwrap(), 400, code).await;
             assert_eq!(error["message"], http["message"]);
         }
+        let q = vec!["a"; 21].join(" ");
+        let answer = call_tool(&app, &token, "load_memories", json!({"q": q})).await;
+        let error = tool_error(&answer, "query_too_long");
+        let http = app.get(Some(&token), &[("mode", "load"), ("q", &q)]);
+        let http = error_json(http.send().await.unwrap(), 400, "query_too_long").await;
+        assert_eq!(error, &http);
 
         // Arguments that do not fit the schema, and an unknown tool; send_call refuses a 5xx.
         for arguments in [json!({"summary": 42}), json!({})] {

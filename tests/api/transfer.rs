@@ -103,25 +103,36 @@ async fn a_round_trip_through_firestore_is_exact_and_imports_are_idempotent() {
     );
 }
 
-/// Bad lines are reported by number and skipped; the good ones land. `--rename` moves a
-/// bare-token namespace (the original's layout) to a named one.
+/// Bad lines are reported by number and skipped; the good ones land. Every field meets the
+/// API's rules, the configured summary limit included. `--rename` moves a bare-token namespace
+/// (the original's layout) to a named one.
 #[tokio::test]
 async fn bad_lines_are_reported_and_the_good_ones_imported() {
     let dir = tempfile::tempdir().unwrap();
-    let good = |thread: &str| {
-        format!(
-            r#"{{"namespace":"{BARE}","thread_id":"{thread}","entries":[{{"summary":"s","timestamp":"2025-08-19T08:39:27.174624+09:00"}}]}}"#
-        )
+    let line = |thread: &str, entries: &[(&str, &str)]| {
+        let entries: Vec<_> = entries
+            .iter()
+            .map(|(summary, timestamp)| serde_json::json!({"summary": summary, "timestamp": timestamp}))
+            .collect();
+        serde_json::json!({"namespace": BARE, "thread_id": thread, "entries": entries}).to_string()
     };
+    let at = "2025-08-19T08:39:27.174624+09:00";
+    let good = |thread: &str| line(thread, &[("s", at)]);
+    let too_long = "x".repeat(101);
     let input = [
         good("first"),
         "not json".into(),
         format!(r#"{{"namespace":"{BARE}","thread_id":"a/b","entries":[]}}"#),
         String::new(),
+        line("bidi", &[("s", at), ("a\u{202e}b", at)]),
+        line("future", &[("s", "2999-01-01T00:00:00Z")]),
+        line("unreadable", &[("s", "2025-08-19 morning")]),
+        line("long", &[(&too_long, at)]),
         good("last"),
     ]
     .join("\n");
-    let env = sqlite(dir.path());
+    let mut env = sqlite(dir.path());
+    env.push(("KIOKU_MAX_SUMMARY_CHARS", "100".into()));
     let rename = format!("{BARE}:migrated");
     let output = kioku(&["import", "--rename", &rename], &env, input.as_bytes());
     assert!(
@@ -129,14 +140,19 @@ async fn bad_lines_are_reported_and_the_good_ones_imported() {
         "bad lines make the exit status a failure"
     );
     let stderr = String::from_utf8(output.stderr).unwrap();
-    assert!(stderr.contains("line 2: not a thread record"), "{stderr}");
-    assert!(
-        stderr.contains("line 3: `thread_id` must not contain `/`"),
-        "{stderr}"
-    );
+    for reported in [
+        "line 2: not a thread record",
+        "line 3: `thread_id` must not contain `/`",
+        "line 5: entry 2: `summary` contains the control character U+202E",
+        "line 6: entry 1: `timestamp` 2999-01-01T00:00:00Z is in the future",
+        "line 7: entry 1: `timestamp` \"2025-08-19 morning\" is not an RFC 3339 time",
+        "line 8: entry 1: `summary` is 101 characters long; the limit is 100.",
+    ] {
+        assert!(stderr.contains(reported), "{reported}: {stderr}");
+    }
     assert!(
         stderr
-            .contains("read 5 lines: 2 threads, 2 summaries added, 0 already present, 2 bad lines"),
+            .contains("read 9 lines: 2 threads, 2 summaries added, 0 already present, 6 bad lines"),
         "{stderr}"
     );
 

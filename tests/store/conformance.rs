@@ -4,9 +4,7 @@
 use std::collections::HashSet;
 
 use futures::future::try_join_all;
-use kioku::domain::{
-    Entry, Filter, Namespace, PageBuilder, Query, Retention, Thread, ThreadId, search,
-};
+use kioku::domain::{Entry, Filter, Namespace, PageBuilder, Query, Retention, Thread, ThreadId};
 use kioku::store::{Dropped, MemoryStore, SaveOutcome};
 
 pub use crate::lifecycle::*;
@@ -332,17 +330,11 @@ pub async fn search_finds_every_word_in_any_width_ranked_by_matches_then_recency
     )
     .await;
     save_at(store, &ns, "y", 3, &["ｶﾀｶﾅ と ＡＰＩ と Api"]).await;
-    let query = Query::parse("api ｶﾀｶﾅ").unwrap();
-    let results = search(
-        store
-            .candidates(&ns, &Filter::default(), &query)
-            .await
-            .unwrap(),
-        &query,
-        &Filter::default(),
-        None,
-        usize::MAX,
-    );
+    let query = Query::parse("api ｶﾀｶﾅ").unwrap().unwrap();
+    let results = store
+        .search(&ns, &Filter::default(), &query, None, usize::MAX)
+        .await
+        .unwrap();
     let found: Vec<(&str, &str)> = results
         .found
         .iter()
@@ -352,18 +344,15 @@ pub async fn search_finds_every_word_in_any_width_ranked_by_matches_then_recency
         found,
         [("y", "ｶﾀｶﾅ と ＡＰＩ と Api"), ("x", "カタカナ api")]
     );
-    let query = Query::parse("ＡＰＩ").unwrap();
+    let query = Query::parse("ＡＰＩ").unwrap().unwrap();
     let only_x = Filter {
         thread: Some(thread("x")),
         ..Filter::default()
     };
-    let results = search(
-        store.candidates(&ns, &only_x, &query).await.unwrap(),
-        &query,
-        &only_x,
-        None,
-        usize::MAX,
-    );
+    let results = store
+        .search(&ns, &only_x, &query, None, usize::MAX)
+        .await
+        .unwrap();
     let found: Vec<&str> = results.found.iter().map(|f| f.summary.as_str()).collect();
     assert_eq!(found, ["API の設計、api キー", "カタカナ api"]);
 }

@@ -15,6 +15,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 use super::StoreError;
+use super::blocking::off_workers;
 use crate::files;
 use group_commit::Queued;
 
@@ -29,6 +30,20 @@ pub struct SqliteStore {
 
 /// What a failed SQLite call was doing, for the log.
 const QUERY_FAILED: &str = "an SQLite call failed";
+
+/// Virtual machine instructions between checks of whether a call's caller gave up: a check
+/// is an atomic load, so it costs nothing measurable, and a thousand instructions take
+/// microseconds, so a given-up call stops at once.
+const PROGRESS_EVERY_OPS: std::ffi::c_int = 1_000;
+
+/// Whether a call stops once its caller gave up.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    WhenGivenUp,
+    /// For the group commit of saves: one commit carries the saves of other callers, who
+    /// still wait for it (a save whose caller gave up is left out of it instead).
+    Never,
+}
 
 impl SqliteStore {
     /// Opens or creates the file at `path`. A write that waits `lock_wait` for another
@@ -62,21 +77,44 @@ impl SqliteStore {
         })
     }
 
-    /// Runs `work` on the connection without blocking the async runtime.
+    /// Runs `work` on the connection without blocking the async runtime, and stops it once its
+    /// caller gave up: the connection is every namespace's, so work nobody waits for must not
+    /// keep it.
     async fn with_conn<T: Send + 'static>(
         &self,
         work: impl FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
     ) -> Result<T, StoreError> {
+        self.run(Stop::WhenGivenUp, work).await
+    }
+
+    /// Runs `work` on the connection on the blocking pool, stopping it as `stop` says.
+    async fn run<T: Send + 'static>(
+        &self,
+        stop: Stop,
+        work: impl FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, StoreError> {
         let conn = Arc::clone(&self.conn);
-        tokio::task::spawn_blocking(move || {
+        off_workers(move |given_up| {
             // A panic mid-call leaves no open transaction (it rolls back on drop), so the
             // connection stays usable after poisoning.
             let mut conn = conn.lock().unwrap_or_else(PoisonError::into_inner);
-            work(&mut conn)
+            if stop == Stop::Never {
+                return work(&mut conn).map_err(|e| StoreError::failed(QUERY_FAILED, e));
+            }
+            // Its caller may have given up while it waited for the connection.
+            if given_up.is_set() {
+                return Err(StoreError::GivenUp);
+            }
+            // A progress handler rather than `sqlite3_interrupt` from the caller's side: it is
+            // set and cleared while this call holds the connection, so it can only ever stop
+            // this call's statements, never those of the call that gets the connection next.
+            let given_up = given_up.clone();
+            conn.progress_handler(PROGRESS_EVERY_OPS, Some(move || given_up.is_set()));
+            let done = work(&mut conn);
+            conn.progress_handler(0, None::<fn() -> bool>);
+            done.map_err(|e| StoreError::failed(QUERY_FAILED, e))
         })
-        .await
-        .map_err(|e| StoreError::failed("the SQLite task did not finish", e))?
-        .map_err(|e| StoreError::failed(QUERY_FAILED, e))
+        .await?
     }
 
     /// Deletes the entries of every namespace saved before `cutoff` (in
@@ -93,6 +131,7 @@ impl SqliteStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::MemoryStore;
 
     /// What the durability of an answered save rests on: the kill test in tests/api/process.rs
     /// shows a process crash loses nothing; a power loss rests on these two settings
@@ -111,5 +150,26 @@ mod tests {
             .unwrap();
         // 2 is FULL: <https://www.sqlite.org/pragma.html#pragma_synchronous>.
         assert_eq!((journal.as_str(), synchronous), ("wal", 2));
+    }
+
+    /// A query whose caller stopped waiting stops too, and the connection serves the next
+    /// call at once, instead of after the query would have run its course (half a minute).
+    #[tokio::test]
+    async fn a_query_whose_caller_gave_up_stops_and_frees_the_connection() {
+        let dir = tempfile::tempdir().unwrap();
+        let store =
+            SqliteStore::open(&dir.path().join("kioku.sqlite3"), Duration::from_secs(1)).unwrap();
+        let long = store.with_conn(|conn| {
+            conn.query_row(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 1e8)
+                 SELECT count(*) FROM n",
+                [],
+                |row| row.get::<_, i64>(0),
+            )
+        });
+        let given_up = tokio::time::timeout(Duration::from_millis(100), long).await;
+        assert!(given_up.is_err(), "the query ended early: {given_up:?}");
+        let next = tokio::time::timeout(Duration::from_secs(5), store.ping()).await;
+        assert!(matches!(next, Ok(Ok(()))), "{next:?}");
     }
 }

@@ -6,9 +6,9 @@ use async_trait::async_trait;
 use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter};
 
-use super::SqliteStore;
 use super::group_commit::{Queued, commit_queued};
 use super::sql::{counts, filter_sql, insert_entry, located};
+use super::{SqliteStore, Stop};
 use crate::domain::{
     Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Retention, Thread, ThreadId,
 };
@@ -35,7 +35,7 @@ impl MemoryStore for SqliteStore {
             .push(save);
         let queue = Arc::clone(&self.queue);
         // Commits this save, unless a save that had the connection before took it along.
-        self.with_conn(move |conn| {
+        self.run(Stop::Never, move |conn| {
             commit_queued(conn, &queue);
             Ok(())
         })
