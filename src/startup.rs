@@ -279,11 +279,9 @@ fn upstream(oauth: &OAuthSettings, issuer: &str) -> Result<Upstream, StartupErro
 /// Deletes expired grants and credentials every [`PURGE_EVERY`], on every store; the first
 /// purge waits an interval, so that starting stays fast.
 fn keep_purging_grants(grants: Arc<dyn GrantStore>) {
-    tokio::spawn(async move {
-        let mut every = tokio::time::interval(PURGE_EVERY);
-        every.tick().await;
-        loop {
-            every.tick().await;
+    repeat_every(PURGE_EVERY, move || {
+        let grants = Arc::clone(&grants);
+        async move {
             match grants.purge_expired(chrono::Utc::now()).await {
                 Ok(0) => {}
                 Ok(records) => {
@@ -316,13 +314,23 @@ async fn keep_purging(settings: &Settings) -> Result<(), StartupError> {
         }
     };
     purge().await;
+    repeat_every(PURGE_EVERY, purge);
+    Ok(())
+}
+
+/// Runs `job` every `period`, the first time one period from now, for as long as the server
+/// runs.
+fn repeat_every<F, Fut>(period: Duration, job: F)
+where
+    F: Fn() -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send,
+{
     tokio::spawn(async move {
-        let mut every = tokio::time::interval(PURGE_EVERY);
+        let mut every = tokio::time::interval(period);
         every.tick().await;
         loop {
             every.tick().await;
-            purge().await;
+            job().await;
         }
     });
-    Ok(())
 }

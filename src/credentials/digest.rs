@@ -1,5 +1,7 @@
 //! Token digests, constant-time lookup among them, and new random tokens.
 
+use std::fmt::Write;
+
 use sha2::{Digest, Sha256};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
@@ -68,7 +70,17 @@ pub fn find<'a>(known: impl Iterator<Item = &'a TokenDigest>, presented: &str) -
 pub fn generate_token() -> String {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).expect("the operating system's random source is available");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex(&bytes)
+}
+
+/// `bytes` as lowercase hex digits.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        // Writing to a String cannot fail.
+        let _ = write!(text, "{byte:02x}");
+    }
+    text
 }
 
 #[cfg(test)]

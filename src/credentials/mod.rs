@@ -10,7 +10,7 @@ mod local_token;
 mod tokens;
 
 pub use admin::AdminTokens;
-pub use digest::{MIN_TOKEN_CHARS, WeakTokens, generate_token};
+pub use digest::{MIN_TOKEN_CHARS, WeakTokens, digest, generate_token, hex};
 pub use error::AuthError;
 pub use local_token::{LOCAL_NAMESPACE, local_token};
 pub use tokens::{BareNamed, Tokens};

@@ -10,6 +10,7 @@ use super::issued::{CodeBody, SignInBody};
 use super::request::{AuthorizationParams, AuthorizationRequest, RequestError, SCOPE};
 use super::secret::{self, SecretKind};
 use super::server::{AuthorizationServer, SIGN_IN_LIFETIME, after};
+use super::token::read_body;
 use crate::domain::Namespace;
 use crate::store::{Credential, CredentialKind, Grant, Redeemed};
 
@@ -166,8 +167,7 @@ impl AuthorizationServer {
         if credential.kind != CredentialKind::SignIn || credential.expires_at < Utc::now() {
             return Ok(unknown());
         }
-        let body: SignInBody = serde_json::from_str(&credential.body)
-            .map_err(|e| crate::store::StoreError::failed("a stored sign-in is unreadable", e))?;
+        let body: SignInBody = read_body(&credential)?;
         let request = match body
             .request
             .validate(self.store.as_ref(), &self.issuer)

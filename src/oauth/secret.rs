@@ -6,7 +6,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::credentials::generate_token;
+use crate::credentials::{self, generate_token};
 
 /// What each kind of secret starts with, so that a leaked one is recognisable (and a secret
 /// scanner can find it) and a bearer token that is none of these costs no store read.
@@ -41,10 +41,7 @@ pub fn issue(kind: SecretKind) -> String {
 
 /// The digest a secret is kept and looked up as: hex SHA-256. A digest is not secret.
 pub fn digest(value: &str) -> String {
-    Sha256::digest(value.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    credentials::hex(&credentials::digest(value))
 }
 
 /// Whether `presented` is the secret `digest` was made from, in constant time.

@@ -6,7 +6,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use super::oauth::flow::{authorize_with_token, operator_client};
-use crate::helpers::{ADMIN, ALICE, BARE, Process, TestApp, api_tokens, error_json, ok_json};
+use crate::helpers::{ADMIN, ALICE, BARE, Process, api_tokens, error_json, ok_json};
 
 #[tokio::test]
 async fn admin_actions_are_audited_and_bare_tokens_named_by_label() {
@@ -19,11 +19,7 @@ async fn admin_actions_are_audited_and_bare_tokens_named_by_label() {
         ("KIOKU_STORE", "sqlite"),
     ];
     let server = Process::start(dir.path(), &env).unwrap();
-    let app = TestApp {
-        base: server.base(),
-        data_dir: tempfile::tempdir().unwrap(),
-        client: reqwest::Client::new(),
-    };
+    let app = server.app();
     let admin = |method: Method, path: &str| app.call(method, path, ADMIN);
     app.save(BARE, Some("t"), "from the bare token").await;
     app.save(ALICE, Some("t"), "from alice").await;

@@ -265,6 +265,15 @@ impl Process {
         format!("http://127.0.0.1:{}", self.address.port())
     }
 
+    /// A client of this process, with the requests a [`TestApp`] makes.
+    pub fn app(&self) -> TestApp {
+        TestApp {
+            base: self.base(),
+            data_dir: tempfile::tempdir().unwrap(),
+            client: reqwest::Client::new(),
+        }
+    }
+
     /// SIGKILL: the process dies at once, as in a crash.
     pub fn kill(&mut self) {
         self.child.kill().unwrap();

@@ -15,7 +15,7 @@ pub struct Consent<'a> {
     pub destination: String,
     pub problem: Option<&'a str>,
     /// The authorization request's parameters, sent back with the person's decision.
-    pub hidden: Vec<(&'static str, String)>,
+    pub hidden: Vec<(String, String)>,
     pub csrf: String,
     pub token_sign_in: bool,
     pub provider_button: Option<String>,
@@ -30,8 +30,11 @@ impl<'a> Consent<'a> {
         token_sign_in: bool,
         provider: Option<&str>,
     ) -> Self {
-        let hidden = hidden_fields(params);
         let query = serde_urlencoded::to_string(params).unwrap_or_default();
+        // The parameters that were sent, as hidden fields: the same pairs as the query.
+        let hidden = url::form_urlencoded::parse(query.as_bytes())
+            .into_owned()
+            .collect();
         Self {
             t,
             switch_url: Some(format!("?{query}&lang={}", t.other_lang)),
@@ -44,33 +47,6 @@ impl<'a> Consent<'a> {
             provider_button: provider.map(|p| t.sign_in_with.replace("{provider}", &host(p))),
         }
     }
-}
-
-/// The parameters that were sent, as hidden fields.
-fn hidden_fields(params: &AuthorizationParams) -> Vec<(&'static str, String)> {
-    let AuthorizationParams {
-        response_type,
-        client_id,
-        redirect_uri,
-        state,
-        scope,
-        code_challenge,
-        code_challenge_method,
-        resource,
-    } = params.clone();
-    [
-        ("response_type", response_type),
-        ("client_id", client_id),
-        ("redirect_uri", redirect_uri),
-        ("state", state),
-        ("scope", scope),
-        ("code_challenge", code_challenge),
-        ("code_challenge_method", code_challenge_method),
-        ("resource", resource),
-    ]
-    .into_iter()
-    .filter_map(|(name, value)| value.map(|v| (name, v)))
-    .collect()
 }
 
 /// Where the person goes next, as they can judge it: the redirect URI's host, or its scheme

@@ -6,10 +6,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::fallback::method_not_allowed;
+use super::oauth::OAuthOn;
 use crate::http::auth::Admin;
 use crate::http::error::{ApiError, OAuthFailure};
-use crate::http::state::AppState;
-use crate::oauth::AuthorizationServer;
 use crate::oauth::client;
 use crate::store::{Client, Grant};
 
@@ -85,13 +84,9 @@ impl From<Grant> for GrantView {
     }
 }
 
-fn oauth(app: &AppState) -> Result<&AuthorizationServer, ApiError> {
-    app.oauth.as_deref().ok_or(ApiError::NotFound)
-}
-
 /// `GET /admin/oauth/clients`.
-async fn clients(_: Admin, app: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let clients = oauth(&app)?.store().clients().await?;
+async fn clients(_: Admin, OAuthOn(oauth): OAuthOn) -> Result<HttpResponse, ApiError> {
+    let clients = oauth.store().clients().await?;
     let clients: Vec<ClientView> = clients.into_iter().map(ClientView::from).collect();
     Ok(HttpResponse::Ok().json(serde_json::json!({ "clients": clients })))
 }
@@ -106,14 +101,14 @@ struct NewClient {
 /// is in this answer and nowhere else.
 async fn add_client(
     admin: Admin,
-    app: web::Data<AppState>,
+    OAuthOn(oauth): OAuthOn,
     body: web::Json<NewClient>,
 ) -> Result<HttpResponse, actix_web::Error> {
     let NewClient {
         name,
         redirect_uris,
     } = body.into_inner();
-    let added = client::add(oauth(&app)?.store(), &name, redirect_uris)
+    let added = client::add(oauth.store(), &name, redirect_uris)
         .await
         .map_err(OAuthFailure)?;
     tracing::info!(
@@ -136,11 +131,11 @@ struct NewRedirectUri {
 /// `POST /admin/oauth/clients/{id}/redirect_uris` `{"redirect_uri"}`.
 async fn add_redirect_uri(
     admin: Admin,
-    app: web::Data<AppState>,
+    OAuthOn(oauth): OAuthOn,
     id: web::Path<String>,
     body: web::Json<NewRedirectUri>,
 ) -> Result<HttpResponse, actix_web::Error> {
-    let client = client::add_redirect_uri(oauth(&app)?.store(), &id, &body.redirect_uri)
+    let client = client::add_redirect_uri(oauth.store(), &id, &body.redirect_uri)
         .await
         .map_err(OAuthFailure)?;
     tracing::info!(
@@ -157,11 +152,11 @@ async fn add_redirect_uri(
 /// `GET /admin/namespaces/{name}/grants`: the apps connected to the namespace.
 async fn grants(
     admin: Admin,
-    app: web::Data<AppState>,
+    OAuthOn(oauth): OAuthOn,
     name: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let ns = admin.namespace(&name)?;
-    let grants = oauth(&app)?.store().grants(ns.name()).await?;
+    let grants = oauth.store().grants(ns.name()).await?;
     let grants: Vec<GrantView> = grants.into_iter().map(GrantView::from).collect();
     Ok(HttpResponse::Ok().json(serde_json::json!({ "grants": grants })))
 }
@@ -169,10 +164,9 @@ async fn grants(
 /// `DELETE /admin/oauth/grants/{id}`: the grant and every token issued under it.
 async fn revoke_grant(
     admin: Admin,
-    app: web::Data<AppState>,
+    OAuthOn(oauth): OAuthOn,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let oauth = oauth(&app)?;
     if !client::is_issued_id(&id) || !oauth.store().revoke_grant(&id).await? {
         return Err(ApiError::NotFound);
     }

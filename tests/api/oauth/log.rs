@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::flow::{authorize_with_token, operator_client, param, token_request, tokens};
-use crate::helpers::{ADMIN, ALICE, Process, TestApp, api_tokens};
+use crate::helpers::{ADMIN, ALICE, Process, api_tokens};
 
 #[tokio::test]
 async fn no_oauth_secret_is_logged() {
@@ -17,11 +17,7 @@ async fn no_oauth_secret_is_logged() {
         ("KIOKU_STORE", "sqlite"),
     ];
     let server = Process::start(dir.path(), &env).unwrap();
-    let app = TestApp {
-        base: server.base(),
-        data_dir: tempfile::tempdir().unwrap(),
-        client: reqwest::Client::new(),
-    };
+    let app = server.app();
     let callback = "https://chat.openai.com/aip/g-log/oauth/callback";
     let (client_id, secret) = operator_client(&app, callback).await;
     let back = authorize_with_token(

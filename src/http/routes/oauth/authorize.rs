@@ -3,6 +3,7 @@
 
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
+use serde::Deserialize;
 
 use super::OAuthOn;
 use crate::http::cookies;
@@ -13,90 +14,64 @@ use crate::oauth::{AuthorizationParams, AuthorizationRequest, AuthorizationServe
 use crate::telemetry::ErrorChain;
 use crate::throttle;
 
-/// The request's parameters by name (RFC 6749, section 3.1: each at most once, unknown ones
-/// ignored); `lang`, `csrf`, `decision` and `token` are the page's own.
-struct Fields {
-    params: AuthorizationParams,
-    page: Vec<(String, String)>,
+/// The page's own fields, sent beside the authorization request's parameters.
+#[derive(Deserialize)]
+struct PageFields {
+    lang: Option<String>,
+    csrf: Option<String>,
+    decision: Option<String>,
+    token: Option<String>,
 }
 
-impl Fields {
-    fn parse(pairs: Vec<(String, String)>) -> Result<Self, String> {
-        let mut params = AuthorizationParams::default();
-        let mut page = Vec::new();
-        for (name, value) in pairs {
-            let slot = match name.as_str() {
-                "response_type" => &mut params.response_type,
-                "client_id" => &mut params.client_id,
-                "redirect_uri" => &mut params.redirect_uri,
-                "state" => &mut params.state,
-                "scope" => &mut params.scope,
-                "code_challenge" => &mut params.code_challenge,
-                "code_challenge_method" => &mut params.code_challenge_method,
-                "resource" => &mut params.resource,
-                "lang" | "csrf" | "decision" | "token" => {
-                    page.push((name, value));
-                    continue;
-                }
-                _ => continue,
-            };
-            if slot.replace(value).is_some() {
-                return Err(format!("The link repeats the parameter {name}."));
-            }
-        }
-        Ok(Self { params, page })
-    }
-
-    fn page(&self, name: &str) -> Option<&str> {
-        self.page
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
+/// The authorization request's parameters and the page's fields, from one form-encoded text
+/// (RFC 6749, section 3.1: each parameter at most once, unknown ones ignored).
+fn fields(encoded: &[u8]) -> Result<(AuthorizationParams, PageFields), String> {
+    let unreadable = |e: serde_urlencoded::de::Error| {
+        format!("The link could not be read: {e}; send each parameter once.")
+    };
+    let params = serde_urlencoded::from_bytes(encoded).map_err(unreadable)?;
+    let page = serde_urlencoded::from_bytes(encoded).map_err(unreadable)?;
+    Ok((params, page))
 }
 
-pub async fn show(
-    OAuthOn(oauth): OAuthOn,
-    req: HttpRequest,
-    query: web::Query<Vec<(String, String)>>,
-) -> HttpResponse {
-    let fields = match Fields::parse(query.into_inner()) {
+pub async fn show(OAuthOn(oauth): OAuthOn, req: HttpRequest) -> HttpResponse {
+    let (params, page) = match fields(req.query_string().as_bytes()) {
         Ok(fields) => fields,
         Err(why) => return notice(&req, None, StatusCode::BAD_REQUEST, &why),
     };
-    let t = pages::language(&req, fields.page("lang"));
-    let request = match checked(&oauth, &req, t, &fields.params).await {
+    let t = pages::language(&req, page.lang.as_deref());
+    let request = match checked(&oauth, &req, t, &params).await {
         Ok(request) => request,
         Err(answer) => return answer,
     };
     let csrf = cookies::csrf_token(&req);
-    consent(&oauth, t, &request, &fields.params, csrf, None)
+    consent(&oauth, t, &request, &params, csrf, None)
 }
 
 pub async fn decide(
     OAuthOn(oauth): OAuthOn,
     req: HttpRequest,
-    form: web::Form<Vec<(String, String)>>,
+    form: web::Bytes,
     app: web::Data<AppState>,
 ) -> HttpResponse {
-    let fields = match Fields::parse(form.into_inner()) {
+    let (params, page) = match fields(&form) {
         Ok(fields) => fields,
         Err(why) => return notice(&req, None, StatusCode::BAD_REQUEST, &why),
     };
-    let t = pages::language(&req, fields.page("lang"));
-    if !cookies::csrf_matches(&req, fields.page("csrf").unwrap_or_default()) {
+    let t = pages::language(&req, page.lang.as_deref());
+    if !cookies::csrf_matches(&req, page.csrf.as_deref().unwrap_or_default()) {
         return notice(&req, Some(t), StatusCode::FORBIDDEN, t.form_expired);
     }
-    let request = match checked(&oauth, &req, t, &fields.params).await {
+    let request = match checked(&oauth, &req, t, &params).await {
         Ok(request) => request,
         Err(answer) => return answer,
     };
-    let outcome = match fields.page("decision") {
+    let outcome = match page.decision.as_deref() {
         Some("allow") => {
             let client = app.client_address(&req);
             let again = |problem| {
                 let csrf = cookies::csrf_token(&req);
-                consent(&oauth, t, &request, &fields.params, csrf, Some(problem))
+                consent(&oauth, t, &request, &params, csrf, Some(problem))
             };
             // An address that typed too many unknown tokens of late is not let try another.
             if let Err(wait) = app.throttle.admit(client) {
@@ -106,7 +81,7 @@ pub async fn decide(
                     .insert(header::RETRY_AFTER, retry_after_secs(wait).into());
                 return answer;
             }
-            let token = fields.page("token").unwrap_or_default();
+            let token = page.token.as_deref().unwrap_or_default();
             let Some(who) = oauth.sign_in_with_token(token) else {
                 app.throttle.failed(client, throttle::Door::Consent);
                 return again((StatusCode::UNAUTHORIZED, t.unknown_token));
@@ -114,7 +89,7 @@ pub async fn decide(
             oauth.approve(&request, who).await.map(|to| see_other(&to))
         }
         Some("oidc") => oauth
-            .begin_sign_in(fields.params.clone())
+            .begin_sign_in(params.clone())
             .await
             .map(|(to, state)| {
                 let mut answer = see_other(&to);
