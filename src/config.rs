@@ -134,6 +134,11 @@ pub struct Settings {
           value_parser = clap::value_parser!(u32).range(1..=1_000_000), global = true)]
     pub max_summary_chars: u32,
 
+    /// Longest profile accepted, in characters.
+    #[arg(long, env = "KIOKU_MAX_PROFILE_CHARS", default_value_t = 2_000,
+          value_parser = clap::value_parser!(u32).range(1..=100_000), global = true)]
+    pub max_profile_chars: u32,
+
     /// Requests a minute one namespace may make; 0 turns the limit off.
     #[arg(long, env = "KIOKU_RATE_LIMIT", default_value_t = 120, global = true)]
     pub rate_limit: u32,

@@ -6,7 +6,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::credentials::AuthError;
-use crate::domain::ValidationError;
+use crate::domain::{Profile, TextField, ValidationError};
 use crate::memory::MemoryError;
 
 /// Every error answer: `{"status":"error","code":…,"message":…}`.
@@ -19,6 +19,9 @@ pub struct ErrorBody {
     /// The limit that was passed, where one was.
     #[serde(skip_serializing_if = "Option::is_none")]
     limit: Option<usize>,
+    /// With `profile_conflict`: the profile now current, to merge the rewrite into.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    current: Option<Profile>,
 }
 
 #[derive(Serialize, ToSchema, JsonSchema)]
@@ -34,6 +37,7 @@ impl ErrorBody {
             code,
             message,
             limit,
+            current: None,
         }
     }
 
@@ -41,13 +45,20 @@ impl ErrorBody {
     pub fn of_memory(err: &MemoryError) -> Self {
         let limit = match err {
             MemoryError::Invalid(
-                ValidationError::SummaryTooLong { limit, .. }
+                ValidationError::TooLong { limit, .. }
                 | ValidationError::QueryTooManyWords { limit, .. }
                 | ValidationError::QueryTooLong { limit, .. },
             ) => Some(*limit),
             _ => None,
         };
-        Self::new(err.into(), err.to_string(), limit)
+        let current = match err {
+            MemoryError::ProfileConflict(current) => current.clone(),
+            _ => None,
+        };
+        Self {
+            current,
+            ..Self::new(err.into(), err.to_string(), limit)
+        }
     }
 }
 
@@ -64,6 +75,12 @@ pub enum ErrorCode {
     BlankSummary,
     SummaryTooLong,
     SummaryControlCharacter,
+    BlankProfile,
+    ProfileTooLong,
+    ProfileControlCharacter,
+    ProfileConflict,
+    UnknownProfileVersion,
+    InvalidParameters,
     InvalidThreadId,
     MissingThreadId,
     InvalidFilter,
@@ -88,6 +105,11 @@ pub enum ErrorCode {
     StoreUnavailable,
 }
 
+impl ErrorCode {
+    /// The codes only the admin API answers with.
+    pub const ADMIN_ONLY: [Self; 3] = [Self::NotAdmin, Self::UnknownNamespace, Self::TokenInUrl];
+}
+
 impl From<&AuthError> for ErrorCode {
     fn from(err: &AuthError) -> Self {
         match err {
@@ -105,9 +127,19 @@ impl From<&ValidationError> for ErrorCode {
             ValidationError::MissingMode => Self::MissingMode,
             ValidationError::UnknownMode => Self::UnknownMode,
             ValidationError::MissingSummary => Self::MissingSummary,
-            ValidationError::BlankSummary => Self::BlankSummary,
-            ValidationError::SummaryTooLong { .. } => Self::SummaryTooLong,
-            ValidationError::SummaryControlCharacter(_) => Self::SummaryControlCharacter,
+            ValidationError::Blank(TextField::Summary) => Self::BlankSummary,
+            ValidationError::Blank(TextField::Profile) => Self::BlankProfile,
+            ValidationError::TooLong { field, .. } => match field {
+                TextField::Summary => Self::SummaryTooLong,
+                TextField::Profile => Self::ProfileTooLong,
+            },
+            ValidationError::ControlCharacter(TextField::Summary, _) => {
+                Self::SummaryControlCharacter
+            }
+            ValidationError::ControlCharacter(TextField::Profile, _) => {
+                Self::ProfileControlCharacter
+            }
+            ValidationError::InvalidParameters(_) => Self::InvalidParameters,
             ValidationError::InvalidThreadId(_) => Self::InvalidThreadId,
             ValidationError::MissingThreadId => Self::MissingThreadId,
             ValidationError::InvalidFilter { .. } => Self::InvalidFilter,
@@ -123,6 +155,8 @@ impl From<&MemoryError> for ErrorCode {
         match err {
             MemoryError::Invalid(err) => err.into(),
             MemoryError::NothingToForget(_) => Self::NothingToForget,
+            MemoryError::ProfileConflict(_) => Self::ProfileConflict,
+            MemoryError::UnknownProfileVersion(_) => Self::UnknownProfileVersion,
             MemoryError::EntryTooLarge => Self::EntryTooLarge,
             MemoryError::Store(_) => Self::StoreUnavailable,
         }

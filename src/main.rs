@@ -13,7 +13,7 @@ use kioku::http::schema::{self, SchemaOptions};
 use kioku::oauth::client;
 use kioku::startup::{Application, LocalToken, open_store};
 use kioku::telemetry::{self, ErrorChain};
-use kioku::transfer::{self, Renames};
+use kioku::transfer::{self, Renames, TextLimits};
 
 #[actix_web::main]
 async fn main() -> ExitCode {
@@ -62,6 +62,7 @@ fn schema(settings: &Settings, format: SchemaFormat) -> String {
             .unwrap_or(schema::PLACEHOLDER_URL),
         include_post: settings.schema_post,
         max_summary_chars: settings.max_summary_chars as usize,
+        max_profile_chars: settings.max_profile_chars as usize,
     });
     match format {
         SchemaFormat::Yaml => doc.to_yaml().expect("the schema serializes"),
@@ -112,9 +113,10 @@ async fn export(settings: &Settings, namespace: Option<&str>) -> Result<(), Stri
         .map_err(|e| ErrorChain(&e).to_string())?;
     out.flush().map_err(|e| ErrorChain(&e).to_string())?;
     eprintln!(
-        "exported {} threads ({} summaries) of {} namespaces",
+        "exported {} threads ({} summaries) and {} profile versions of {} namespaces",
         written.threads,
         written.entries,
+        written.profile_versions,
         namespaces.len()
     );
     Ok(())
@@ -142,7 +144,10 @@ async fn import(
         store.as_ref(),
         input,
         &renames,
-        settings.max_summary_chars as usize,
+        TextLimits {
+            summary: settings.max_summary_chars as usize,
+            profile: settings.max_profile_chars as usize,
+        },
         |bytes| progress.inc(bytes as u64),
         |line, reason| progress.suspend(|| eprintln!("line {line}: {reason}")),
     )

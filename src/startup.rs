@@ -100,6 +100,7 @@ impl Application {
         let rules = Rules {
             timezone: settings.timezone,
             max_summary_chars: settings.max_summary_chars as usize,
+            max_profile_chars: settings.max_profile_chars as usize,
             load_budget_chars: settings.load_budget_chars as usize,
             retention: settings.retention(),
         };

@@ -1,14 +1,14 @@
-//! Memories as JSON Lines, one thread per line with the original's field names: what
-//! `kioku export`, `kioku import` and `/admin/export` read and write. A backup, and the way
-//! between stores or from a bare-token namespace to a named one.
+//! Memories as JSON Lines, one thread per line with the original's field names, and a line for
+//! a namespace's profile: what `kioku export`, `kioku import` and `/admin/export` read and
+//! write. A backup, and the way between stores or from a bare-token namespace to a named one.
 
 use std::io::{self, BufRead, Write};
 
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{Entry, Namespace, Summary, ThreadId, ValidationError};
-use crate::store::{Counts, MemoryStore, StoreError};
+use crate::domain::{Entry, Namespace, Profile, ProfileDraft, Summary, ThreadId, ValidationError};
+use crate::store::{MemoryStore, StoreError};
 
 /// One line: a thread, its namespace, and its entries in the order they were saved.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,6 +17,37 @@ pub struct ThreadRecord {
     pub namespace: String,
     pub thread_id: String,
     pub entries: Vec<Entry>,
+}
+
+/// One line: a namespace's profile, every version kept, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileRecord {
+    pub namespace: String,
+    pub profile_versions: Vec<Profile>,
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Exported {
+    pub threads: u64,
+    pub entries: u64,
+    pub profile_versions: u64,
+}
+
+impl Exported {
+    pub const NOTHING: Self = Self {
+        threads: 0,
+        entries: 0,
+        profile_versions: 0,
+    };
+}
+
+/// The longest texts an import takes, as a save and a profile rewrite take them.
+#[derive(Debug, Clone, Copy)]
+pub struct TextLimits {
+    pub summary: usize,
+    pub profile: usize,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -49,13 +80,14 @@ pub async fn namespaces(
         .collect()
 }
 
-/// Writes every thread of `namespaces` to `out`, a line each; returns how much it wrote.
+/// Writes every thread of `namespaces` to `out`, a line each, then its profile; returns how
+/// much it wrote.
 pub async fn export(
     store: &dyn MemoryStore,
     namespaces: &[Namespace],
     out: &mut impl Write,
-) -> Result<Counts, TransferError> {
-    let mut written = Counts::default();
+) -> Result<Exported, TransferError> {
+    let mut written = Exported::default();
     for ns in namespaces {
         for thread in store.threads(ns).await? {
             written.threads += 1;
@@ -65,11 +97,24 @@ pub async fn export(
                 thread_id: thread.id,
                 entries: thread.entries,
             };
-            serde_json::to_writer(&mut *out, &record).map_err(io::Error::from)?;
-            out.write_all(b"\n")?;
+            write_line(out, &record)?;
+        }
+        let profile_versions = store.profile_versions(ns).await?;
+        if !profile_versions.is_empty() {
+            written.profile_versions += profile_versions.len() as u64;
+            let record = ProfileRecord {
+                namespace: ns.name().to_owned(),
+                profile_versions,
+            };
+            write_line(out, &record)?;
         }
     }
     Ok(written)
+}
+
+fn write_line(out: &mut impl Write, record: &impl Serialize) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, record)?;
+    out.write_all(b"\n")
 }
 
 /// `--rename OLD:NEW` options: threads of namespace OLD are imported into NEW.
@@ -108,6 +153,8 @@ pub struct ImportReport {
     pub added: u64,
     /// Entries the store already held, so not appended again.
     pub present: u64,
+    /// Profile versions added; those held already are not counted.
+    pub profile_versions: u64,
     /// Lines that could not be imported: their numbers (from 1) and why.
     pub bad: Vec<(usize, String)>,
 }
@@ -115,11 +162,12 @@ pub struct ImportReport {
 impl ImportReport {
     pub fn summary(&self) -> String {
         format!(
-            "read {} lines: {} threads, {} summaries added, {} already present, {} bad lines",
+            "read {} lines: {} threads, {} summaries added, {} already present, {} profile versions added, {} bad lines",
             self.lines,
             self.threads,
             self.added,
             self.present,
+            self.profile_versions,
             self.bad.len()
         )
     }
@@ -131,14 +179,14 @@ impl ImportReport {
 const MAX_CLOCK_SKEW: TimeDelta = TimeDelta::minutes(5);
 
 /// Reads an export from `input` into `store`, holding every field to the API's rules (a
-/// summary to [`Summary::parse`] with `max_summary_chars`, as a save). A bad line is reported to
-/// `on_bad` and skipped; only a store failure stops the import (run it again: lines already
-/// imported change nothing). `on_line` hears how many bytes each line took.
+/// summary to [`Summary::parse`], a profile to [`ProfileDraft::parse`], within `limits`). A bad
+/// line is reported to `on_bad` and skipped; only a store failure stops the import (run it
+/// again: lines already imported change nothing). `on_line` hears how many bytes each line took.
 pub async fn import(
     store: &dyn MemoryStore,
     input: impl BufRead,
     renames: &Renames,
-    max_summary_chars: usize,
+    limits: TextLimits,
     mut on_line: impl FnMut(usize),
     mut on_bad: impl FnMut(usize, &str),
 ) -> Result<ImportReport, TransferError> {
@@ -151,19 +199,25 @@ pub async fn import(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let outcome = match parse_line(&line, renames, max_summary_chars, Utc::now()) {
-            Ok((ns, thread, entries)) => match store.import(&ns, &thread, &entries).await {
-                Ok(added) => {
-                    report.threads += 1;
-                    report.added += added;
-                    report.present += entries.len() as u64 - added;
-                    Ok(())
+        let outcome = match parse_line(&line, renames, limits, Utc::now()) {
+            Ok(Line::Profile(ns, versions)) => {
+                report.profile_versions += store.import_profile(&ns, &versions).await?;
+                Ok(())
+            }
+            Ok(Line::Thread(ns, thread, entries)) => {
+                match store.import(&ns, &thread, &entries).await {
+                    Ok(added) => {
+                        report.threads += 1;
+                        report.added += added;
+                        report.present += entries.len() as u64 - added;
+                        Ok(())
+                    }
+                    Err(StoreError::DocumentTooLarge) => Err(
+                        "the thread is larger than the store holds in one thread (1 MiB)".into(),
+                    ),
+                    Err(err) => return Err(err.into()),
                 }
-                Err(StoreError::DocumentTooLarge) => {
-                    Err("the thread is larger than the store holds in one thread (1 MiB)".into())
-                }
-                Err(err) => return Err(err.into()),
-            },
+            }
             Err(reason) => Err(reason),
         };
         if let Err(reason) = outcome {
@@ -174,13 +228,33 @@ pub async fn import(
     Ok(report)
 }
 
+/// A line of an export, read and checked.
+enum Line {
+    Thread(Namespace, ThreadId, Vec<Entry>),
+    Profile(Namespace, Vec<Profile>),
+}
+
 fn parse_line(
     line: &[u8],
     renames: &Renames,
-    max_summary_chars: usize,
+    limits: TextLimits,
     now: DateTime<Utc>,
-) -> Result<(Namespace, ThreadId, Vec<Entry>), String> {
-    let record: ThreadRecord = serde_json::from_slice(line).map_err(|e| {
+) -> Result<Line, String> {
+    let fields: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(line).map_err(|e| format!("not a JSON object ({e})"))?;
+    if fields.contains_key("profile_versions") {
+        let record: ProfileRecord = serde_json::from_value(fields.into()).map_err(|e| {
+            format!("not a profile record ({e}); expected {{\"namespace\",\"profile_versions\"}}")
+        })?;
+        let ns = renames.apply(&record.namespace)?;
+        let versions = record
+            .profile_versions
+            .into_iter()
+            .map(|version| checked_version(version, limits.profile, now))
+            .collect::<Result<_, _>>()?;
+        return Ok(Line::Profile(ns, versions));
+    }
+    let record: ThreadRecord = serde_json::from_value(fields.into()).map_err(|e| {
         format!("not a thread record ({e}); expected {{\"namespace\",\"thread_id\",\"entries\"}}")
     })?;
     let ns = renames.apply(&record.namespace)?;
@@ -190,37 +264,59 @@ fn parse_line(
         .into_iter()
         .enumerate()
         .map(|(index, entry)| {
-            checked(entry, max_summary_chars, now)
+            checked(entry, limits.summary, now)
                 .map_err(|reason| format!("entry {}: {reason}", index + 1))
         })
         .collect::<Result<_, _>>()?;
-    Ok((ns, thread, entries))
+    Ok(Line::Thread(ns, thread, entries))
 }
 
-/// `entry` if a save could have made it: its summary as a save takes one, its timestamp an
-/// RFC 3339 time no later than `now` (give or take [`MAX_CLOCK_SKEW`]).
+/// `entry` if a save could have made it: its summary as a save takes one, its timestamp a
+/// [`past_time`].
 fn checked(entry: Entry, max_summary_chars: usize, now: DateTime<Utc>) -> Result<Entry, String> {
     let summary = Summary::parse(Some(entry.summary), max_summary_chars)
         .map_err(|e| e.to_string())?
         .into_inner();
-    let at = DateTime::parse_from_rfc3339(&entry.timestamp).map_err(|_| {
-        format!(
-            "`timestamp` {:?} is not an RFC 3339 time such as 2025-08-19T08:39:27.174624+09:00.",
-            entry.timestamp
-        )
-    })?;
-    if at > now + MAX_CLOCK_SKEW {
-        return Err(format!(
-            "`timestamp` {} is in the future (this machine's clock says {}); correct it, or \
-             this machine's clock.",
-            entry.timestamp,
-            now.to_rfc3339()
-        ));
-    }
+    past_time("timestamp", &entry.timestamp, now)?;
     Ok(Entry {
         summary,
         timestamp: entry.timestamp,
     })
+}
+
+/// `version` if a rewrite could have made it: its text as a rewrite takes one, numbered from 1,
+/// written at a [`past_time`].
+fn checked_version(
+    version: Profile,
+    max_chars: usize,
+    now: DateTime<Utc>,
+) -> Result<Profile, String> {
+    let fail = |reason: String| format!("profile version {}: {reason}", version.version);
+    ProfileDraft::parse(&version.profile, None, max_chars, chrono_tz::UTC)
+        .map_err(|e| fail(e.to_string()))?;
+    if version.version == 0 {
+        return Err(fail("versions are numbered from 1.".into()));
+    }
+    past_time("updated_at", &version.updated_at, now).map_err(fail)?;
+    Ok(version)
+}
+
+/// Checks that `value` is an RFC 3339 time no later than `now` (give or take
+/// [`MAX_CLOCK_SKEW`]).
+fn past_time(name: &str, value: &str, now: DateTime<Utc>) -> Result<(), String> {
+    let at = DateTime::parse_from_rfc3339(value).map_err(|_| {
+        format!(
+            "`{name}` {value:?} is not an RFC 3339 time such as 2025-08-19T08:39:27.174624+09:00."
+        )
+    })?;
+    if at > now + MAX_CLOCK_SKEW {
+        return Err(format!(
+            "`{name}` {value} is in the future (this machine's clock says {}); correct it, or \
+             this machine's clock.",
+            now.to_rfc3339()
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -40,13 +40,21 @@ impl Budget {
 /// `entry` with its summary cut, and marked as cut, to take at most `chars` characters of JSON.
 /// `None` when not even the marker fits.
 pub fn cut_to_fit(entry: &Entry, chars: usize) -> Option<Entry> {
-    let total = entry.summary.chars().count();
-    let cut = |keep: usize| Entry {
-        summary: format!(
-            "{}…[cut: {keep} of {total} characters shown]",
-            entry.summary.chars().take(keep).collect::<String>()
-        ),
+    cut_text(&entry.summary, chars, |summary| Entry {
+        summary,
         timestamp: entry.timestamp.clone(),
+    })
+}
+
+/// `wrap` of `text` cut, and marked as cut, to take at most `chars` characters of JSON. `None`
+/// when not even the marker fits.
+pub fn cut_text<T: Serialize>(text: &str, chars: usize, wrap: impl Fn(String) -> T) -> Option<T> {
+    let total = text.chars().count();
+    let cut = |keep: usize| {
+        wrap(format!(
+            "{}…[cut: {keep} of {total} characters shown]",
+            text.chars().take(keep).collect::<String>()
+        ))
     };
     // The longest prefix that fits, by bisection: JSON length grows with the prefix.
     let (mut low, mut high) = (0, total);

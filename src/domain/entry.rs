@@ -6,7 +6,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::Summary;
+use super::{Summary, entry_micros};
+
+/// How long after a save the same summary to the same thread is taken for a retry of it (after
+/// a timeout or a 503, the first may have landed) rather than something to store again.
+pub const REPEAT_WINDOW_MICROS: i64 = 10 * 60 * 1_000_000;
 
 /// One saved summary, with the field names and string timestamp of the original's layout.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
@@ -23,11 +27,24 @@ impl Entry {
     pub fn now(summary: Summary, zone: Tz) -> Self {
         Self {
             summary: summary.into_inner(),
-            timestamp: Utc::now()
-                .with_timezone(&zone)
-                .to_rfc3339_opts(SecondsFormat::Micros, false),
+            timestamp: now_stamp(zone),
         }
     }
+
+    /// Whether saving `self` after `newest`, the thread's newest entry, repeats it: the same
+    /// summary, saved within [`REPEAT_WINDOW_MICROS`] before. Then `newest` is the answer and
+    /// nothing is stored.
+    pub fn repeats(&self, newest: &Entry) -> bool {
+        let since = entry_micros(&self.timestamp).saturating_sub(entry_micros(&newest.timestamp));
+        self.summary == newest.summary && (0..=REPEAT_WINDOW_MICROS).contains(&since)
+    }
+}
+
+/// The current time in `zone` as kioku stamps what it stores: RFC 3339 with microseconds.
+pub fn now_stamp(zone: Tz) -> String {
+    Utc::now()
+        .with_timezone(&zone)
+        .to_rfc3339_opts(SecondsFormat::Micros, false)
 }
 
 /// A thread's entries, oldest first.
@@ -55,5 +72,19 @@ mod tests {
 
         let utc = Entry::now(summary, chrono_tz::UTC);
         assert!(utc.timestamp.ends_with("+00:00"), "{}", utc.timestamp);
+    }
+
+    #[test]
+    fn the_same_summary_within_ten_minutes_repeats_the_newest_entry() {
+        let at = |summary: &str, timestamp: &str| Entry {
+            summary: summary.into(),
+            timestamp: timestamp.into(),
+        };
+        let newest = at("要約", "2025-08-19T08:00:00.000000+09:00");
+        assert!(at("要約", "2025-08-19T08:00:00.000000+09:00").repeats(&newest));
+        assert!(at("要約", "2025-08-18T23:10:00.000000Z").repeats(&newest));
+        assert!(!at("要約", "2025-08-19T08:10:00.000001+09:00").repeats(&newest));
+        assert!(!at("要約 ", "2025-08-19T08:01:00.000000+09:00").repeats(&newest));
+        assert!(!at("要約", "2025-08-19T07:59:59.000000+09:00").repeats(&newest));
     }
 }

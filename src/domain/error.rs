@@ -3,22 +3,26 @@
 /// Why a request's values were refused. Each message tells the caller what to change.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ValidationError {
-    #[error("`mode` is required: send mode=save or mode=load.")]
+    #[error("`mode` is required: send mode=save, mode=load or mode=profile.")]
     MissingMode,
-    #[error("`mode` must be `save` or `load`.")]
+    #[error("`mode` must be `save`, `load` or `profile`.")]
     UnknownMode,
     #[error("`summary` is required for mode=save: send the text to remember.")]
     MissingSummary,
-    #[error("`summary` is blank: send the text to remember.")]
-    BlankSummary,
+    #[error("`{0}` is blank: send the text to remember.")]
+    Blank(TextField),
     #[error(
-        "`summary` is {actual} characters long; the limit is {limit}. Shorten it and save again."
+        "`{field}` is {actual} characters long; the limit is {limit}. Shorten it and save again."
     )]
-    SummaryTooLong { actual: usize, limit: usize },
+    TooLong {
+        field: TextField,
+        actual: usize,
+        limit: usize,
+    },
     #[error(
-        "`summary` contains the control character U+{0:04X}; remove it (no C0 or C1 controls, DEL or bidirectional overrides and isolates; tab, newline and carriage return are allowed)."
+        "`{0}` contains the control character U+{1:04X}; remove it (no C0 or C1 controls, DEL or bidirectional overrides and isolates; tab, newline and carriage return are allowed)."
     )]
-    SummaryControlCharacter(u32),
+    ControlCharacter(TextField, u32),
     #[error(
         "`thread_id` {0}. Send the thread_id a previous save returned, or omit it to start a new thread."
     )]
@@ -40,4 +44,22 @@ pub enum ValidationError {
         name: &'static str,
         expected: &'static str,
     },
+    #[error("{0}")]
+    InvalidParameters(&'static str),
+}
+
+/// A stored text, as its parameter is named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextField {
+    Summary,
+    Profile,
+}
+
+impl std::fmt::Display for TextField {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Summary => "summary",
+            Self::Profile => "profile",
+        })
+    }
 }

@@ -66,6 +66,19 @@ impl Lookup {
         })
     }
 
+    /// A first page of every thread: no search, no thread, no time filter (a limit is fine).
+    pub fn is_unfiltered(&self) -> bool {
+        matches!(
+            self,
+            Self::Page(Filter {
+                thread: None,
+                since: None,
+                before: None,
+                ..
+            })
+        )
+    }
+
     /// The same lookup, admitting nothing saved before `cutoff`.
     pub fn not_before(self, cutoff: Option<i64>) -> Self {
         match self {

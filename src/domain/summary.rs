@@ -1,6 +1,6 @@
-//! The text of one saved memory, validated.
+//! The text of one saved memory, validated; and the rules every stored text keeps.
 
-use super::ValidationError;
+use super::{TextField, ValidationError};
 
 /// The text of one saved memory: not blank, within the configured length, and free of
 /// control characters other than tab, newline and carriage return (see [`is_forbidden`]).
@@ -12,25 +12,38 @@ impl Summary {
     /// `max_chars` counts Unicode scalar values, as a person counts characters.
     pub fn parse(raw: Option<String>, max_chars: usize) -> Result<Self, ValidationError> {
         let text = raw.ok_or(ValidationError::MissingSummary)?;
-        if text.trim().is_empty() {
-            return Err(ValidationError::BlankSummary);
-        }
-        if let Some(c) = text.chars().find(|&c| is_forbidden(c)) {
-            return Err(ValidationError::SummaryControlCharacter(c.into()));
-        }
-        let actual = text.chars().count();
-        if actual > max_chars {
-            return Err(ValidationError::SummaryTooLong {
-                actual,
-                limit: max_chars,
-            });
-        }
+        check_text(&text, TextField::Summary, max_chars)?;
         Ok(Self(text))
     }
 
     pub fn into_inner(self) -> String {
         self.0
     }
+}
+
+/// The rules of every text kioku stores (a summary, a profile): not blank, at most `max_chars`
+/// Unicode scalar values (as a person counts characters), and no [forbidden](is_forbidden)
+/// character.
+pub(super) fn check_text(
+    text: &str,
+    field: TextField,
+    max_chars: usize,
+) -> Result<(), ValidationError> {
+    if text.trim().is_empty() {
+        return Err(ValidationError::Blank(field));
+    }
+    if let Some(c) = text.chars().find(|&c| is_forbidden(c)) {
+        return Err(ValidationError::ControlCharacter(field, c.into()));
+    }
+    let actual = text.chars().count();
+    if actual > max_chars {
+        return Err(ValidationError::TooLong {
+            field,
+            actual,
+            limit: max_chars,
+        });
+    }
+    Ok(())
 }
 
 /// C0 and C1 controls and DEL, which terminals and logs act on; and the bidirectional
@@ -62,10 +75,13 @@ mod tests {
             Summary::parse(None, 10),
             Err(ValidationError::MissingSummary)
         );
-        assert_eq!(parse("", 10), Err(ValidationError::BlankSummary));
+        assert_eq!(
+            parse("", 10),
+            Err(ValidationError::Blank(TextField::Summary))
+        );
         assert_eq!(
             parse(" \n\t\u{3000}", 10),
-            Err(ValidationError::BlankSummary)
+            Err(ValidationError::Blank(TextField::Summary))
         );
     }
 
@@ -74,7 +90,8 @@ mod tests {
         assert!(parse(&"あ".repeat(5), 5).is_ok());
         assert_eq!(
             parse(&"あ".repeat(6), 5),
-            Err(ValidationError::SummaryTooLong {
+            Err(ValidationError::TooLong {
+                field: TextField::Summary,
                 actual: 6,
                 limit: 5
             })
@@ -91,7 +108,10 @@ mod tests {
         for c in refused {
             assert_eq!(
                 parse(&format!("a{c}b"), 10),
-                Err(ValidationError::SummaryControlCharacter(c.into())),
+                Err(ValidationError::ControlCharacter(
+                    TextField::Summary,
+                    c.into()
+                )),
                 "{c:?}"
             );
         }
@@ -110,7 +130,7 @@ mod tests {
         }
         assert_eq!(
             parse("a\0b", 10),
-            Err(ValidationError::SummaryControlCharacter(0))
+            Err(ValidationError::ControlCharacter(TextField::Summary, 0))
         );
     }
 }

@@ -147,9 +147,11 @@ impl ResponseError for ApiError {
             ErrorCode::UnknownToken | ErrorCode::NotAdmin => StatusCode::FORBIDDEN,
             ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ErrorCode::BodyTooLarge | ErrorCode::EntryTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ErrorCode::NotFound | ErrorCode::NothingToForget | ErrorCode::UnknownNamespace => {
-                StatusCode::NOT_FOUND
-            }
+            ErrorCode::NotFound
+            | ErrorCode::NothingToForget
+            | ErrorCode::UnknownNamespace
+            | ErrorCode::UnknownProfileVersion => StatusCode::NOT_FOUND,
+            ErrorCode::ProfileConflict => StatusCode::CONFLICT,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
             ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
@@ -162,6 +164,10 @@ impl ResponseError for ApiError {
             | ErrorCode::BlankSummary
             | ErrorCode::SummaryTooLong
             | ErrorCode::SummaryControlCharacter
+            | ErrorCode::BlankProfile
+            | ErrorCode::ProfileTooLong
+            | ErrorCode::ProfileControlCharacter
+            | ErrorCode::InvalidParameters
             | ErrorCode::InvalidThreadId
             | ErrorCode::MissingThreadId
             | ErrorCode::InvalidFilter

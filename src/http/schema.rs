@@ -10,6 +10,8 @@ use utoipa::{Modify, OpenApi};
 use super::routes::forget::__path_forget;
 use super::routes::memory::{__path_memory_get, __path_memory_post};
 use crate::domain::MAX_QUERY_CHARS;
+use crate::error_code::ErrorCode;
+use serde_json::json;
 
 /// The server URL of the committed `openapi/openapi.yaml`, for the user to replace.
 pub const PLACEHOLDER_URL: &str = "https://your-kioku-service.example.com";
@@ -44,8 +46,9 @@ pub struct SchemaOptions<'a> {
     pub server_url: &'a str,
     /// List `POST /`: GPT Actions refuse POST to a domain that is not verified.
     pub include_post: bool,
-    /// The summary length limit, shown as `maxLength`.
+    /// The summary and profile length limits, shown as `maxLength`.
     pub max_summary_chars: usize,
+    pub max_profile_chars: usize,
 }
 
 pub fn document(options: &SchemaOptions) -> Document {
@@ -65,6 +68,7 @@ pub fn document(options: &SchemaOptions) -> Document {
     }
     let limits = [
         ("summary", options.max_summary_chars),
+        ("profile", options.max_profile_chars),
         ("q", MAX_QUERY_CHARS),
     ];
     for (name, limit) in limits {
@@ -90,5 +94,25 @@ pub fn document(options: &SchemaOptions) -> Document {
             }
         }
     }
+    leave_out_admin_codes(&mut doc);
     doc
+}
+
+/// The error codes a GPT can meet: those of the admin API are no concern of its model.
+fn leave_out_admin_codes(doc: &mut Document) {
+    let codes = doc
+        .components
+        .iter_mut()
+        .filter_map(|components| components.schemas.get_mut("ErrorCode"));
+    for code in codes {
+        if let RefOr::T(Schema::Object(code)) = code
+            && let Some(names) = code.enum_values.as_mut()
+        {
+            names.retain(|name| {
+                !ErrorCode::ADMIN_ONLY
+                    .iter()
+                    .any(|admin| json!(admin) == *name)
+            });
+        }
+    }
 }

@@ -35,13 +35,38 @@ pub struct LoadArguments {
     pub limit: Option<u32>,
 }
 
-/// `forget_memory`'s arguments.
+/// `forget_memory`'s arguments: a thread, or the profile.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ForgetArguments {
     /// The thread to forget, as a load shows it.
-    pub thread_id: String,
+    pub thread_id: Option<String>,
     /// Forget only the summary saved at this time: its `timestamp` exactly as a load shows it.
     /// Leave it out to forget the whole thread.
     pub timestamp: Option<String>,
+    /// `true` (and no `thread_id`): forget the profile, every kept version of it.
+    pub profile: Option<bool>,
+}
+
+/// `load_profile`'s arguments; all optional.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoadProfileArguments {
+    /// An earlier version to read (the newest 20 are kept), to undo a bad rewrite; leave it
+    /// out for the current profile.
+    #[schemars(range(min = 1))]
+    pub version: Option<u64>,
+}
+
+/// `save_profile`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SaveProfileArguments {
+    /// The whole new profile, plain text, short (at most the server's limit, 2,000 characters
+    /// unless set otherwise): the current one with what changed merged in; nothing dropped that
+    /// the user did not take back.
+    pub profile: String,
+    /// The `version` of the profile you read (0 when it was empty). If another version is
+    /// current, nothing is written and the error carries it in `current`: merge and retry.
+    pub expected_version: Option<u64>,
 }

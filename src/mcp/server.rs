@@ -13,11 +13,13 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::arguments::{ForgetArguments, LoadArguments, SaveArguments};
-use super::tools::{self, FORGET, LOAD, SAVE};
+use super::arguments::{
+    ForgetArguments, LoadArguments, LoadProfileArguments, SaveArguments, SaveProfileArguments,
+};
+use super::tools::{self, FORGET, LOAD, LOAD_PROFILE, SAVE, SAVE_PROFILE};
 use crate::domain::Namespace;
 use crate::error_code::{ErrorBody, ErrorCode};
-use crate::memory::{LoadRequest, Memory, MemoryError};
+use crate::memory::{ForgetRequest, LoadRequest, Memory, MemoryError, ProfileRequest};
 use crate::telemetry::ErrorChain;
 
 /// Serves one request's tool calls in the namespace its credentials unlock. Made afresh for
@@ -40,14 +42,16 @@ impl MemoryServer {
         }
     }
 
-    async fn save(&self, ns: &Namespace, args: SaveArguments) -> Result<Answer, MemoryError> {
+    async fn save(&self, ns: &Namespace, args: Arguments) -> Result<Answer, Refusal> {
+        let args: SaveArguments = parse(args)?;
         let saved = self
             .memory
             .save(ns, args.summary, args.thread_id.as_deref());
         Ok(Answer::of(&saved.await?))
     }
 
-    async fn load(&self, ns: &Namespace, args: LoadArguments) -> Result<Answer, MemoryError> {
+    async fn load(&self, ns: &Namespace, args: Arguments) -> Result<Answer, Refusal> {
+        let args: LoadArguments = parse(args)?;
         let request = LoadRequest {
             thread_id: args.thread_id,
             q: args.q,
@@ -58,11 +62,33 @@ impl MemoryServer {
         Ok(Answer::of(&self.memory.load(ns, &request).await?))
     }
 
-    async fn forget(&self, ns: &Namespace, args: ForgetArguments) -> Result<Answer, MemoryError> {
-        let forgotten =
-            self.memory
-                .forget(ns, Some(args.thread_id.as_str()), args.timestamp.as_deref());
-        Ok(Answer::of(&forgotten.await?))
+    async fn forget(&self, ns: &Namespace, args: Arguments) -> Result<Answer, Refusal> {
+        let args: ForgetArguments = parse(args)?;
+        let request = ForgetRequest {
+            thread_id: args.thread_id,
+            timestamp: args.timestamp,
+            profile: args.profile,
+        };
+        Ok(Answer::of(&self.memory.forget(ns, &request).await?))
+    }
+
+    async fn load_profile(&self, ns: &Namespace, args: Arguments) -> Result<Answer, Refusal> {
+        let args: LoadProfileArguments = parse(args)?;
+        let request = ProfileRequest {
+            version: args.version.map(|n| n.to_string()),
+            ..ProfileRequest::default()
+        };
+        Ok(Answer::of(&self.memory.profile(ns, &request).await?))
+    }
+
+    async fn save_profile(&self, ns: &Namespace, args: Arguments) -> Result<Answer, Refusal> {
+        let args: SaveProfileArguments = parse(args)?;
+        let request = ProfileRequest {
+            profile: Some(args.profile),
+            expected_version: args.expected_version.map(|n| n.to_string()),
+            version: None,
+        };
+        Ok(Answer::of(&self.memory.profile(ns, &request).await?))
     }
 }
 
@@ -87,18 +113,11 @@ impl ServerHandler for MemoryServer {
         let ns = namespace(&context)?;
         let args = request.arguments.unwrap_or_default();
         let outcome = match request.name.as_ref() {
-            SAVE => match parse(args) {
-                Ok(args) => self.save(&ns, args).await.map_err(Refusal::Memory),
-                Err(refusal) => Err(refusal),
-            },
-            LOAD => match parse(args) {
-                Ok(args) => self.load(&ns, args).await.map_err(Refusal::Memory),
-                Err(refusal) => Err(refusal),
-            },
-            FORGET => match parse(args) {
-                Ok(args) => self.forget(&ns, args).await.map_err(Refusal::Memory),
-                Err(refusal) => Err(refusal),
-            },
+            SAVE => self.save(&ns, args).await,
+            LOAD => self.load(&ns, args).await,
+            FORGET => self.forget(&ns, args).await,
+            LOAD_PROFILE => self.load_profile(&ns, args).await,
+            SAVE_PROFILE => self.save_profile(&ns, args).await,
             other => {
                 return Err(ErrorData::invalid_params(
                     format!("No tool is named `{other}`; tools/list lists the tools."),
@@ -120,6 +139,15 @@ enum Refusal {
     Memory(MemoryError),
 }
 
+impl From<MemoryError> for Refusal {
+    fn from(err: MemoryError) -> Self {
+        Self::Memory(err)
+    }
+}
+
+/// A tool call's arguments, as sent.
+type Arguments = Map<String, Value>;
+
 impl Refusal {
     fn body(&self) -> ErrorBody {
         match self {
@@ -140,7 +168,7 @@ impl Refusal {
     }
 }
 
-fn parse<T: DeserializeOwned>(args: Map<String, Value>) -> Result<T, Refusal> {
+fn parse<T: DeserializeOwned>(args: Arguments) -> Result<T, Refusal> {
     serde_json::from_value(Value::Object(args)).map_err(|e| Refusal::Arguments(e.to_string()))
 }
 

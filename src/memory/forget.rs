@@ -1,4 +1,4 @@
-//! Forgetting a thread, or one summary of it.
+//! Forgetting a thread, one summary of it, or the profile.
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -7,10 +7,46 @@ use utoipa::ToSchema;
 use super::{Memory, MemoryError};
 use crate::domain::{Namespace, ThreadId, ValidationError, parse_timestamp};
 
+/// What to forget, as sent: `thread_id` (and `timestamp` for one summary of it), or
+/// `profile` set to `true`.
+#[derive(Debug, Clone, Default)]
+pub struct ForgetRequest {
+    pub thread_id: Option<String>,
+    pub timestamp: Option<String>,
+    pub profile: Option<bool>,
+}
+
+/// What was forgotten: a thread or a summary of it, or the profile.
+#[derive(Serialize, ToSchema, JsonSchema)]
+#[serde(untagged)]
+pub enum ForgetAnswer {
+    Thread(Forgotten),
+    Profile(ProfileForgotten),
+}
+
 impl Memory {
+    /// Forgets what `req` names.
+    pub async fn forget(
+        &self,
+        ns: &Namespace,
+        req: &ForgetRequest,
+    ) -> Result<ForgetAnswer, MemoryError> {
+        let thread_id = req.thread_id.as_deref().filter(|id| !id.is_empty());
+        match (req.profile == Some(true), thread_id) {
+            (true, Some(_)) => Err(ValidationError::InvalidParameters(
+                "Send `thread_id` to forget a thread, or `profile=true` to forget the profile, not both.",
+            ))?,
+            (true, None) => Ok(ForgetAnswer::Profile(self.forget_profile(ns).await?)),
+            (false, thread_id) => Ok(ForgetAnswer::Thread(
+                self.forget_thread(ns, thread_id, req.timestamp.as_deref())
+                    .await?,
+            )),
+        }
+    }
+
     /// Forgets the thread `thread_id`, or only its summary saved at `timestamp` (as a load
     /// shows it).
-    pub async fn forget(
+    async fn forget_thread(
         &self,
         ns: &Namespace,
         thread_id: Option<&str>,
@@ -41,6 +77,19 @@ impl Memory {
             thread_removed: removed.threads > 0,
         })
     }
+
+    /// Forgets the profile, every version of it.
+    async fn forget_profile(&self, ns: &Namespace) -> Result<ProfileForgotten, MemoryError> {
+        let versions = self.store.forget_profile(ns).await?;
+        if versions == 0 {
+            return Err(MemoryError::NothingToForget("no profile is saved"));
+        }
+        tracing::info!(namespace = %ns, versions, "forgot the profile");
+        Ok(ProfileForgotten {
+            status: ForgetStatus::Forgotten,
+            forgotten_profile_versions: versions,
+        })
+    }
 }
 
 #[derive(Serialize, ToSchema, JsonSchema)]
@@ -49,7 +98,7 @@ pub enum ForgetStatus {
     Forgotten,
 }
 
-/// What was forgotten.
+/// What was forgotten of a thread.
 #[derive(Serialize, ToSchema, JsonSchema)]
 pub struct Forgotten {
     status: ForgetStatus,
@@ -59,4 +108,12 @@ pub struct Forgotten {
     forgotten_entries: u64,
     /// `true` when the thread is gone: it was forgotten whole, or its last summary was.
     thread_removed: bool,
+}
+
+/// The profile was forgotten.
+#[derive(Serialize, ToSchema, JsonSchema)]
+pub struct ProfileForgotten {
+    status: ForgetStatus,
+    /// How many versions of it were deleted (every one kept).
+    forgotten_profile_versions: u64,
 }

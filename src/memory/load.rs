@@ -7,7 +7,7 @@ use serde::ser::{SerializeMap, Serializer};
 use utoipa::ToSchema;
 
 use super::{Memory, MemoryError};
-use crate::domain::{Entry, Found, Lookup, Namespace, PageBuilder, Thread};
+use crate::domain::{Entry, Found, Lookup, Namespace, PageBuilder, Profile, Thread};
 
 /// A load's optional parameters, as sent; empty ones count as absent.
 #[derive(Debug, Clone, Default)]
@@ -29,7 +29,7 @@ pub enum LoadAnswer {
 
 impl Memory {
     /// Loads a page of threads, or with `q` searches, within the answer's budget; never an
-    /// entry past its age.
+    /// entry past its age. The first page of an unfiltered load carries the profile first.
     pub async fn load(&self, ns: &Namespace, req: &LoadRequest) -> Result<LoadAnswer, MemoryError> {
         let lookup = Lookup::parse(
             req.thread_id.as_deref(),
@@ -38,22 +38,32 @@ impl Memory {
             req.before.as_deref(),
             req.limit.as_deref(),
             self.rules.timezone,
-        )?
-        .not_before(self.rules.retention.cutoff());
+        )?;
+        // Before the age limit joins the filter: only the caller's filters count here.
+        let unfiltered = lookup.is_unfiltered();
         let budget = self.rules.load_budget_chars;
-        Ok(match lookup {
+        Ok(match lookup.not_before(self.rules.retention.cutoff()) {
             Lookup::Page(filter) => {
+                let profile = match unfiltered {
+                    true => self.current_profile(ns).await?,
+                    false => None,
+                };
+                let (profile, profile_chars) = profile
+                    .and_then(|p| p.within(budget))
+                    .map_or((None, 0), |(p, chars)| (Some(p), chars));
                 let page = self
                     .store
-                    .page(ns, &filter, PageBuilder::new(budget))
+                    .page(ns, &filter, PageBuilder::new(budget - profile_chars))
                     .await?;
                 let omitted = page.omitted.map(|o| (o.entries, Some(o.threads)));
+                let status = match (page.threads.is_empty() && profile.is_none(), unfiltered) {
+                    (false, _) => LoadStatus::Loaded,
+                    (true, true) => LoadStatus::Empty,
+                    (true, false) => LoadStatus::NoMatch,
+                };
                 LoadAnswer::Loaded(Loaded {
-                    status: if page.threads.is_empty() {
-                        LoadStatus::Empty
-                    } else {
-                        LoadStatus::Loaded
-                    },
+                    status,
+                    profile,
                     count: page.threads.len(),
                     data: ThreadMap(page.threads),
                     truncation: Truncation::new(omitted, page.next_before),
@@ -70,7 +80,7 @@ impl Memory {
                     .await?;
                 LoadAnswer::Searched(Searched {
                     status: if results.found.is_empty() {
-                        SearchStatus::Empty
+                        SearchStatus::NoMatch
                     } else {
                         SearchStatus::Found
                     },
@@ -86,18 +96,24 @@ impl Memory {
     }
 }
 
+/// `loaded`; `empty` when nothing at all is saved; `no_match` when something is, but nothing the
+/// filters (`thread_id`, `since`, `before`) admit.
 #[derive(Serialize, ToSchema, JsonSchema)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum LoadStatus {
     Loaded,
     Empty,
+    NoMatch,
 }
 
 /// Saved threads, within the answer's size budget.
 #[derive(Serialize, ToSchema, JsonSchema)]
 pub struct Loaded {
-    /// `empty` when nothing (that the filters admit) is saved.
     status: LoadStatus,
+    /// What is known about the user, kept apart from the threads: on the first page of a load
+    /// without `thread_id`, `since` or `before`, when a profile was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    profile: Option<Profile>,
     /// How many threads `data` holds.
     count: usize,
     /// Each thread's summaries, oldest first, keyed by thread id; the most recently saved
@@ -138,11 +154,13 @@ impl Truncation {
     }
 }
 
+/// `found`, or `no_match`: nothing holds every word; try fewer words, a synonym, or the other
+/// language.
 #[derive(Serialize, ToSchema, JsonSchema)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum SearchStatus {
     Found,
-    Empty,
+    NoMatch,
 }
 
 /// Summaries holding every word of `q`, most matches first, then most recent.

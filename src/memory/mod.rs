@@ -1,11 +1,13 @@
-//! What can be done with a namespace's memory, for every door that leads to it (the HTTP API
-//! today; MCP tools and the memory page next): save, load (a page or a search) and forget.
+//! What can be done with a namespace's memory, for every door that leads to it (the HTTP API,
+//! MCP tools, and the memory page next): save, load (a page or a search), forget, and the
+//! profile.
 //! Each takes input as sent, validates it into domain types, calls the store and shapes the
 //! answer, so that no rule is written twice.
 
 mod error;
 mod forget;
 mod load;
+mod profile;
 mod save;
 
 use std::sync::Arc;
@@ -16,8 +18,9 @@ use crate::domain::Retention;
 use crate::store::MemoryStore;
 
 pub use error::MemoryError;
-pub use forget::{ForgetStatus, Forgotten};
+pub use forget::{ForgetAnswer, ForgetRequest, ForgetStatus, Forgotten, ProfileForgotten};
 pub use load::{LoadAnswer, LoadRequest, LoadStatus, Loaded, SearchStatus, Searched, Truncation};
+pub use profile::{ProfileAnswer, ProfileRead, ProfileRequest, ProfileSaved};
 pub use save::{SaveStatus, Saved};
 
 /// The operator's rules for every namespace.
@@ -26,6 +29,7 @@ pub struct Rules {
     /// Zone of saved timestamps, and of dates in filters.
     pub timezone: Tz,
     pub max_summary_chars: usize,
+    pub max_profile_chars: usize,
     /// Most characters of JSON a load answers with.
     pub load_budget_chars: usize,
     pub retention: Retention,

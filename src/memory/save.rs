@@ -24,6 +24,8 @@ impl Memory {
         let SaveOutcome {
             dropped,
             thread_count,
+            new_thread,
+            repeat_of,
         } = self
             .store
             .save(ns, &thread, &entry, &self.rules.retention)
@@ -34,13 +36,16 @@ impl Memory {
             chars = entry.summary.chars().count(),
             dropped_entries = dropped.entries,
             dropped_threads = dropped.threads,
+            duplicate = repeat_of.is_some(),
             "saved"
         );
         Ok(Saved {
             status: SaveStatus::Saved,
             count: thread_count,
             thread_id: thread.as_str().to_owned(),
-            timestamp: entry.timestamp,
+            duplicate: repeat_of.is_some(),
+            timestamp: repeat_of.map_or(entry.timestamp, |newest| newest.timestamp),
+            new_thread,
             dropped_entries: dropped.entries,
             dropped_threads: dropped.threads,
             notice: notice(&dropped),
@@ -64,6 +69,14 @@ pub struct Saved {
     thread_id: String,
     /// When the summary was saved.
     timestamp: String,
+    /// `true`: this summary was already the thread's newest, saved within the last 10 minutes
+    /// (a retry), so nothing was added; `timestamp` is that save's.
+    #[serde(skip_serializing_if = "is_false")]
+    duplicate: bool,
+    /// `true`: the thread did not exist before this save. If you sent a `thread_id` you
+    /// expected to exist, it was not one a save returned.
+    #[serde(skip_serializing_if = "is_false")]
+    new_thread: bool,
     /// Summaries of this thread this save dropped, oldest first, to keep within the limits.
     #[serde(skip_serializing_if = "is_zero")]
     dropped_entries: u64,
@@ -77,6 +90,10 @@ pub struct Saved {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
 }
 
 /// Tells the user what a save dropped, if anything.

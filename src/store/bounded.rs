@@ -11,8 +11,8 @@ use super::{
     SaveOutcome, StoreError,
 };
 use crate::domain::{
-    Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Results, Retention, SearchCursor,
-    Thread, ThreadId,
+    Entry, Filter, Located, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
+    Query, Results, Retention, SearchCursor, Thread, ThreadId,
 };
 
 /// Puts a time limit on every call of the store it wraps, so a stuck store answers
@@ -111,6 +111,42 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
 
     async fn delete_namespace(&self, ns: &Namespace) -> Result<Counts, StoreError> {
         self.bound(self.inner.delete_namespace(ns)).await
+    }
+
+    async fn profile(
+        &self,
+        ns: &Namespace,
+        version: Option<u64>,
+        not_before: Option<i64>,
+    ) -> Result<Option<Profile>, StoreError> {
+        self.bound(self.inner.profile(ns, version, not_before))
+            .await
+    }
+
+    async fn write_profile(
+        &self,
+        ns: &Namespace,
+        draft: &ProfileDraft,
+        retention: &Retention,
+    ) -> Result<ProfileWrite, StoreError> {
+        self.bound(self.inner.write_profile(ns, draft, retention))
+            .await
+    }
+
+    async fn profile_versions(&self, ns: &Namespace) -> Result<Vec<Profile>, StoreError> {
+        self.bound(self.inner.profile_versions(ns)).await
+    }
+
+    async fn import_profile(
+        &self,
+        ns: &Namespace,
+        versions: &[Profile],
+    ) -> Result<u64, StoreError> {
+        self.bound(self.inner.import_profile(ns, versions)).await
+    }
+
+    async fn forget_profile(&self, ns: &Namespace) -> Result<u64, StoreError> {
+        self.bound(self.inner.forget_profile(ns)).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -5,15 +5,16 @@ use async_trait::async_trait;
 use super::blocking::off_workers;
 use super::{Counts, NamespaceStats, SaveOutcome, StoreError};
 use crate::domain::{
-    Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Results, Retention, SearchCursor,
-    Thread, ThreadId, search,
+    Entry, Filter, Located, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
+    Query, Results, Retention, SearchCursor, Thread, ThreadId, search,
 };
 
 #[async_trait]
 pub trait MemoryStore: Send + Sync {
     /// Appends `entry` to the thread, creating the thread if it is new, then drops what
     /// `retention`'s caps and the store's size limit do not keep, and counts the namespace's
-    /// threads. Concurrent saves, to one thread or many, all land.
+    /// threads. Concurrent saves, to one thread or many, all land. A save that
+    /// [repeats](Entry::repeats) the thread's newest entry stores nothing and answers it.
     async fn save(
         &self,
         ns: &Namespace,
@@ -72,7 +73,7 @@ pub trait MemoryStore: Send + Sync {
         at: Option<i64>,
     ) -> Result<Counts, StoreError>;
 
-    /// Every namespace that holds a thread, by name.
+    /// Every namespace that holds a thread or a profile, by name.
     async fn namespaces(&self) -> Result<Vec<NamespaceStats>, StoreError>;
 
     /// The namespace's threads by id, each with its entries in the order they were saved.
@@ -87,8 +88,41 @@ pub trait MemoryStore: Send + Sync {
         entries: &[Entry],
     ) -> Result<u64, StoreError>;
 
-    /// Removes every thread of the namespace; returns what it held.
+    /// Removes every thread and the profile of the namespace; returns the threads it held.
     async fn delete_namespace(&self, ns: &Namespace) -> Result<Counts, StoreError>;
+
+    /// The namespace's profile now, or its version `version`; none written before
+    /// `not_before` (in [`entry_micros`](crate::domain::entry_micros)).
+    async fn profile(
+        &self,
+        ns: &Namespace,
+        version: Option<u64>,
+        not_before: Option<i64>,
+    ) -> Result<Option<Profile>, StoreError>;
+
+    /// Stores `draft` as the profile's next version, unless the draft may not
+    /// [replace](ProfileDraft::may_replace) the current one (the newest within `retention`'s
+    /// age): then answers that one and stores nothing. Keeps the newest
+    /// [`KEPT_PROFILE_VERSIONS`](crate::domain::KEPT_PROFILE_VERSIONS), and none past their
+    /// age. Of concurrent rewrites expecting one version, one lands.
+    async fn write_profile(
+        &self,
+        ns: &Namespace,
+        draft: &ProfileDraft,
+        retention: &Retention,
+    ) -> Result<ProfileWrite, StoreError>;
+
+    /// Every version of the profile it keeps, oldest first.
+    async fn profile_versions(&self, ns: &Namespace) -> Result<Vec<Profile>, StoreError>;
+
+    /// Adds the `versions` it does not hold (by number), then keeps the newest
+    /// [`KEPT_PROFILE_VERSIONS`](crate::domain::KEPT_PROFILE_VERSIONS); returns how many it
+    /// added, so that importing twice changes nothing.
+    async fn import_profile(&self, ns: &Namespace, versions: &[Profile])
+    -> Result<u64, StoreError>;
+
+    /// Forgets every version of the profile; returns how many there were.
+    async fn forget_profile(&self, ns: &Namespace) -> Result<u64, StoreError>;
 
     /// Succeeds when the store can serve requests.
     async fn ping(&self) -> Result<(), StoreError>;

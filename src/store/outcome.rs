@@ -1,4 +1,6 @@
-//! What store calls answer besides memories: what a save dropped, and counts.
+//! What store calls answer besides memories: what a save did and dropped, and counts.
+
+use crate::domain::Entry;
 
 /// What a save dropped to keep within the [`Retention`](crate::domain::Retention) limits and the
 /// store's size limit. Entries past their age are not counted: the save did not drop them.
@@ -13,11 +15,16 @@ pub struct Dropped {
 }
 
 /// What a save did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SaveOutcome {
     pub dropped: Dropped,
     /// Threads the namespace holds once the save is in, as the save's answer reports them.
     pub thread_count: u64,
+    /// The thread did not exist before this save.
+    pub new_thread: bool,
+    /// The thread's newest entry, when the save [repeated](crate::domain::Entry::repeats) it
+    /// and so stored nothing.
+    pub repeat_of: Option<Entry>,
 }
 
 /// How much a namespace, or a part of it, holds or held.

@@ -38,6 +38,7 @@ pub fn settings(data_dir: &Path) -> Settings {
         data_dir: data_dir.to_owned(),
         timezone: chrono_tz::Asia::Tokyo,
         max_summary_chars: 5_000,
+        max_profile_chars: 2_000,
         load_budget_chars: 90_000,
         store_timeout_secs: 8,
         max_entries_per_thread: None,
@@ -353,3 +354,23 @@ fn listening_address(line: &str) -> Option<SocketAddr> {
 pub fn data_file(dir: &TempDir) -> PathBuf {
     dir.path().join("kioku.sqlite3")
 }
+
+/// Runs each scenario on SQLite and on the Firestore emulator.
+macro_rules! on_both_stores {
+    ($($scenario:ident),+ $(,)?) => {
+        mod sqlite {
+            $(#[tokio::test]
+            async fn $scenario() {
+                super::$scenario(kioku::config::StoreKind::Sqlite).await;
+            })+
+        }
+        mod firestore {
+            $(#[tokio::test]
+            async fn $scenario() {
+                super::$scenario(kioku::config::StoreKind::Firestore).await;
+            })+
+        }
+    };
+}
+
+pub(crate) use on_both_stores;

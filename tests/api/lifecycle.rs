@@ -7,26 +7,9 @@ use reqwest::Method;
 use serde_json::Value;
 
 use crate::helpers::{
-    ADMIN, ALICE, Fresh, error_json, ok_json, on_store, settings, spawn_fresh, summaries,
+    ADMIN, ALICE, Fresh, error_json, ok_json, on_both_stores, on_store, settings, spawn_fresh,
+    summaries,
 };
-
-/// Runs each scenario on SQLite and on the Firestore emulator.
-macro_rules! on_both_stores {
-    ($($scenario:ident),+ $(,)?) => {
-        mod sqlite {
-            $(#[tokio::test]
-            async fn $scenario() {
-                super::$scenario(kioku::config::StoreKind::Sqlite).await;
-            })+
-        }
-        mod firestore {
-            $(#[tokio::test]
-            async fn $scenario() {
-                super::$scenario(kioku::config::StoreKind::Firestore).await;
-            })+
-        }
-    };
-}
 
 on_both_stores!(
     forget_removes_a_thread_or_one_summary,

@@ -21,6 +21,7 @@ mod oauth;
 #[path = "../common/original.rs"]
 mod original;
 mod process;
+mod profile;
 #[path = "../common/oidc.rs"]
 mod provider;
 mod scale;

@@ -91,6 +91,18 @@ async fn client_scenario(sdk: Sdk, store: StoreKind) {
         "forget_memory left the summary: {load}"
     );
     assert_eq!(thread_summaries(&load, &before_thread), [before.as_str()]);
+    // The profile the client wrote through MCP reads back through HTTP.
+    let profile = ok_json(
+        app.get(Some(&token), &[("mode", "profile")])
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (&profile["profile"], &profile["version"]),
+        (&json!(text("profile")), &json!(1))
+    );
 }
 
 /// The summaries of `thread` in a load.
@@ -240,7 +252,7 @@ async fn a_token_reaches_only_its_own_namespace_over_mcp() {
         assert!(!shown.contains(&word) && !shown.contains(thread), "{shown}");
         for narrowed in [json!({"thread_id": thread}), json!({"q": word})] {
             let answer = call_tool(&app, &b_token, "load_memories", narrowed).await;
-            assert_eq!(structured(&answer)["status"], "empty", "{answer}");
+            assert_eq!(structured(&answer)["status"], "no_match", "{answer}");
         }
 
         // Nor can B forget A's thread; it is told so as the HTTP API tells it.

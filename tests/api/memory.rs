@@ -119,7 +119,7 @@ async fn exotic_unicode_round_trips_byte_for_byte() {
     // (errors.rs).
     let text = "👩‍👩‍👧 \u{200f}RTL עברית العربية\u{200b}zero\u{feff}width 𠮷野家 tab\there\r\nline";
     app.save(ALICE, Some("u"), text).await;
-    let body = json!({"mode": "save", "thread_id": "u", "summary": text});
+    let body = json!({"mode": "save", "thread_id": "v", "summary": text});
     ok_json(app.post(Some(ALICE), &body).send().await.unwrap()).await;
     assert_eq!(summaries(&app.load(ALICE).await), [text, text]);
 }

@@ -110,13 +110,19 @@ async fn search_and_filters_over_http() {
         [("y", "ｶﾀｶﾅ の api と API"), ("x", "GPT の API 設計")]
     );
     let (_, none) = load_text(&app, &[("q", "存在しない")]).await;
-    assert_eq!(none, json!({"status": "empty", "count": 0, "results": []}));
+    assert_eq!(
+        none,
+        json!({"status": "no_match", "count": 0, "results": []})
+    );
     let (_, limited) = load_text(&app, &[("limit", "1")]).await;
     assert_eq!(summaries(&limited), ["関係のない話"]);
     let (_, since) = load_text(&app, &[("since", "2000-01-01")]).await;
     assert_eq!(since["count"], 3);
     let (_, future) = load_text(&app, &[("since", "2999-01-01")]).await;
-    assert_eq!(future, json!({"status": "empty", "count": 0, "data": {}}));
+    assert_eq!(
+        future,
+        json!({"status": "no_match", "count": 0, "data": {}})
+    );
     for (name, value) in [
         ("since", "yesterday"),
         ("limit", "0"),

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use crate::helpers::{ALICE, BARE, BOB, spawn_app_with};
+use crate::helpers::{ALICE, BARE, BOB, ok_json, spawn_app_with};
 use crate::original::{PROJECT, emulator_host};
 
 /// Runs `kioku <args>` on the store `env` names, with `input` on stdin.
@@ -53,9 +53,13 @@ async fn a_round_trip_through_firestore_is_exact_and_imports_are_idempotent() {
     app.save(ALICE, Some("t1"), "続き").await;
     app.save(ALICE, Some("t2"), "another").await;
     app.save(BOB, Some("t1"), "bob's").await;
+    for profile in ["好きな言語は Rust", "好きな言語は Rust と Python"] {
+        let rewrite = [("mode", "profile"), ("profile", profile)];
+        ok_json(app.get(Some(ALICE), &rewrite).send().await.unwrap()).await;
+    }
     let (original, stderr) = succeeded(kioku(&["export"], &sqlite(source.path()), b""));
     assert!(
-        stderr.contains("exported 3 threads (4 summaries) of 2 namespaces"),
+        stderr.contains("exported 3 threads (4 summaries) and 2 profile versions of 2 namespaces"),
         "{stderr}"
     );
 
@@ -72,12 +76,15 @@ async fn a_round_trip_through_firestore_is_exact_and_imports_are_idempotent() {
     ];
     let (_, first) = succeeded(kioku(&args, &firestore(), &original));
     assert!(
-        first.contains("3 threads, 4 summaries added, 0 already present, 0 bad lines"),
+        first.contains(
+            "3 threads, 4 summaries added, 0 already present, 2 profile versions added, 0 bad lines"
+        ),
         "{first}"
     );
     let (_, second) = succeeded(kioku(&args, &firestore(), &original));
     assert!(
-        second.contains("3 threads, 0 summaries added, 4 already present"),
+        second
+            .contains("3 threads, 0 summaries added, 4 already present, 0 profile versions added"),
         "{second}"
     );
 
@@ -118,6 +125,15 @@ async fn bad_lines_are_reported_and_the_good_ones_imported() {
     };
     let at = "2025-08-19T08:39:27.174624+09:00";
     let good = |thread: &str| line(thread, &[("s", at)]);
+    let profile = |versions: &[(&str, u64, &str)]| {
+        let versions: Vec<_> = versions
+            .iter()
+            .map(|(profile, version, updated_at)| {
+                serde_json::json!({"profile": profile, "version": version, "updated_at": updated_at})
+            })
+            .collect();
+        serde_json::json!({"namespace": BARE, "profile_versions": versions}).to_string()
+    };
     let too_long = "x".repeat(101);
     let input = [
         good("first"),
@@ -129,6 +145,8 @@ async fn bad_lines_are_reported_and_the_good_ones_imported() {
         line("unreadable", &[("s", "2025-08-19 morning")]),
         line("long", &[(&too_long, at)]),
         good("last"),
+        profile(&[("a\u{202e}b", 1, at)]),
+        profile(&[("the user prefers short answers", 1, at)]),
     ]
     .join("\n");
     let mut env = sqlite(dir.path());
@@ -141,18 +159,19 @@ async fn bad_lines_are_reported_and_the_good_ones_imported() {
     );
     let stderr = String::from_utf8(output.stderr).unwrap();
     for reported in [
-        "line 2: not a thread record",
+        "line 2: not a JSON object",
         "line 3: `thread_id` must not contain `/`",
         "line 5: entry 2: `summary` contains the control character U+202E",
         "line 6: entry 1: `timestamp` 2999-01-01T00:00:00Z is in the future",
         "line 7: entry 1: `timestamp` \"2025-08-19 morning\" is not an RFC 3339 time",
         "line 8: entry 1: `summary` is 101 characters long; the limit is 100.",
+        "line 10: profile version 1: `profile` contains the control character U+202E",
     ] {
         assert!(stderr.contains(reported), "{reported}: {stderr}");
     }
     assert!(
         stderr
-            .contains("read 9 lines: 2 threads, 2 summaries added, 0 already present, 6 bad lines"),
+            .contains("read 11 lines: 2 threads, 2 summaries added, 0 already present, 1 profile versions added, 7 bad lines"),
         "{stderr}"
     );
 
@@ -167,10 +186,14 @@ async fn bad_lines_are_reported_and_the_good_ones_imported() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(threads.len(), 2);
+    assert_eq!(threads.len(), 3, "two threads and the profile");
     assert!(
         threads.iter().all(|t| t["namespace"] == "migrated"),
         "{exported}"
+    );
+    assert_eq!(
+        threads[2]["profile_versions"][0]["profile"],
+        "the user prefers short answers"
     );
     assert!(
         !exported.contains(BARE),

@@ -121,10 +121,17 @@ async function scenario(client, expected) {
     readOnly: true,
   });
   checkTool(tools, 'forget_memory', {
-    fields: { thread_id: 'string', timestamp: 'string' },
-    required: ['thread_id'],
+    fields: { thread_id: 'string', timestamp: 'string', profile: 'boolean' },
+    required: [],
     readOnly: false,
     destructive: true,
+  });
+  checkTool(tools, 'load_profile', { fields: { version: 'integer' }, required: [], readOnly: true });
+  checkTool(tools, 'save_profile', {
+    fields: { profile: 'string', expected_version: 'integer' },
+    required: ['profile'],
+    readOnly: false,
+    destructive: false,
   });
 
   // A word no other summary holds, so that a search finds exactly these.
@@ -159,7 +166,7 @@ async function scenario(client, expected) {
     expect(result.thread_id === thread && result.summary.includes(word), `unexpected search result ${show(result)}`);
   }
   const missing = await call(client, 'load_memories', { q: `nothing${word}` });
-  expect(missing.status === 'empty' && missing.count === 0, `a search for no word answered ${show(missing)}`);
+  expect(missing.status === 'no_match' && missing.count === 0, `a search for no word answered ${show(missing)}`);
 
   const one = await call(client, 'load_memories', { thread_id: thread });
   expect(show(Object.keys(one.data)) === show([thread]), `load with thread_id gave ${show(Object.keys(one.data))}`);
@@ -189,7 +196,19 @@ async function scenario(client, expected) {
   // The refusals above saved nothing: the thread is as forget_memory left it.
   const final = await call(client, 'load_memories', { thread_id: thread });
   expect(show(summariesOf(final, thread)) === show([kept]), `the refusals changed the thread: ${show(final)}`);
-  return { client: 'typescript', thread_id: thread, kept, forgotten, forgotten_timestamp: first.timestamp };
+
+  // The profile: written from nothing, refused from a stale version, read, and carried by a load.
+  const none = await call(client, 'load_profile', {});
+  expect(show(none) === show({ status: 'empty' }), `load_profile before any answered ${show(none)}`);
+  const profile = `Prefers TypeScript; ${word}`;
+  const written = await call(client, 'save_profile', { profile, expected_version: 0 });
+  expect(written.status === 'saved' && written.version === 1, `save_profile answered ${show(written)}`);
+  await callExpectingError(client, 'save_profile', { profile: 'stale', expected_version: 0 }, ['profile_conflict']);
+  const read = await call(client, 'load_profile', {});
+  expect(read.status === 'profile' && read.profile === profile && read.version === 1, `load_profile answered ${show(read)}`);
+  const carried = await call(client, 'load_memories', {});
+  expect(carried.profile?.profile === profile, `load_memories lacks the profile: ${show(carried)}`);
+  return { client: 'typescript', thread_id: thread, kept, forgotten, forgotten_timestamp: first.timestamp, profile };
 }
 
 async function main() {

@@ -145,10 +145,19 @@ async def scenario(session: ClientSession, instructions: str | None, expected: d
     check_tool(
         tools,
         "forget_memory",
-        {"thread_id": "string", "timestamp": "string"},
-        ["thread_id"],
+        {"thread_id": "string", "timestamp": "string", "profile": "boolean"},
+        [],
         readOnly=False,
         destructive=True,
+    )
+    check_tool(tools, "load_profile", {"version": "integer"}, [], readOnly=True)
+    check_tool(
+        tools,
+        "save_profile",
+        {"profile": "string", "expected_version": "integer"},
+        ["profile"],
+        readOnly=False,
+        destructive=False,
     )
 
     # A word no other summary holds, so that a search finds exactly these.
@@ -193,7 +202,7 @@ async def scenario(session: ClientSession, instructions: str | None, expected: d
         expect(result["thread_id"] == thread and word in result["summary"], f"unexpected search result {show(result)}")
     missing = await call(session, "load_memories", {"q": f"nothing{word}"})
     expect(
-        missing.get("status") == "empty" and missing.get("count") == 0,
+        missing.get("status") == "no_match" and missing.get("count") == 0,
         f"a search for no word answered {show(missing)}",
     )
 
@@ -222,12 +231,28 @@ async def scenario(session: ClientSession, instructions: str | None, expected: d
     # The refusals above saved nothing: the thread is as forget_memory left it.
     final = await call(session, "load_memories", {"thread_id": thread})
     expect(summaries_of(final, thread) == [kept], f"the refusals changed the thread: {show(final)}")
+
+    # The profile: written from nothing, refused from a stale version, read, and carried by a load.
+    none = await call(session, "load_profile", {})
+    expect(none == {"status": "empty"}, f"load_profile before any answered {show(none)}")
+    profile = f"Prefers Python; {word}"
+    written = await call(session, "save_profile", {"profile": profile, "expected_version": 0})
+    expect(written.get("status") == "saved" and written.get("version") == 1, f"save_profile answered {show(written)}")
+    await call_expecting_error(session, "save_profile", {"profile": "stale", "expected_version": 0}, ["profile_conflict"])
+    read = await call(session, "load_profile", {})
+    expect(
+        read.get("status") == "profile" and read.get("profile") == profile and read.get("version") == 1,
+        f"load_profile answered {show(read)}",
+    )
+    carried = await call(session, "load_memories", {})
+    expect((carried.get("profile") or {}).get("profile") == profile, f"load_memories lacks the profile: {show(carried)}")
     return {
         "client": "python",
         "thread_id": thread,
         "kept": kept,
         "forgotten": forgotten,
         "forgotten_timestamp": first["timestamp"],
+        "profile": profile,
     }
 
 

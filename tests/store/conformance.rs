@@ -8,6 +8,7 @@ use kioku::domain::{Entry, Filter, Namespace, PageBuilder, Query, Retention, Thr
 use kioku::store::{Dropped, MemoryStore, SaveOutcome};
 
 pub use crate::lifecycle::*;
+pub use crate::profile::*;
 pub use crate::retention::*;
 
 /// No retention limit.
@@ -67,6 +68,8 @@ pub async fn a_saved_entry_loads_back_exactly(store: &impl MemoryStore) {
     let one_thread = SaveOutcome {
         dropped: Dropped::default(),
         thread_count: 1,
+        new_thread: true,
+        repeat_of: None,
     };
     assert_eq!(outcome.unwrap(), one_thread, "the save counts the threads");
     assert_eq!(thread_count(store, &ns).await, 1);
@@ -391,6 +394,14 @@ macro_rules! conformance_suite {
             search_finds_every_word_in_any_width_ranked_by_matches_then_recency,
             parallel_saves_with_every_limit_set_all_land,
             entries_past_their_age_are_never_a_saves_drops,
+            a_repeated_save_stores_nothing_and_answers_the_entry_it_repeats,
+            a_profile_is_read_now_or_at_a_kept_version,
+            a_rewrite_from_a_stale_version_conflicts_with_the_current_one,
+            of_concurrent_rewrites_from_one_version_one_lands,
+            a_profile_keeps_its_newest_twenty_versions,
+            a_profile_is_forgotten_deleted_and_listed_with_its_namespace,
+            profile_versions_import_once_and_keep_the_newest,
+            profile_versions_past_their_age_are_not_current,
         );
     };
 }

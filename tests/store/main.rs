@@ -6,6 +6,7 @@ mod grants;
 mod lifecycle;
 #[path = "../common/original.rs"]
 mod original;
+mod profile;
 mod retention;
 
 mod sqlite {

@@ -12,7 +12,7 @@ use crate::http::error::ApiError;
 use crate::http::state::AppState;
 use crate::http::strict_query::StrictQuery;
 use crate::store::NamespaceStats;
-use crate::transfer;
+use crate::transfer::{self, Exported};
 
 pub fn register(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -91,7 +91,7 @@ pub async fn export(
     };
     let mut body = Vec::new();
     let written = transfer::export(app.store.as_ref(), &namespaces, &mut body).await?;
-    if let (Some(ns), 0) = (&named, written.threads) {
+    if let (Some(ns), Exported::NOTHING) = (&named, written) {
         return Err(ApiError::UnknownNamespace(ns.label().to_owned()));
     }
     tracing::info!(
@@ -101,6 +101,7 @@ pub async fn export(
         namespace = named.as_ref().map_or("(every namespace)", Namespace::label),
         threads = written.threads,
         entries = written.entries,
+        profile_versions = written.profile_versions,
         "an operator exported memories"
     );
     Ok(HttpResponse::Ok()

@@ -21,6 +21,7 @@ fn schema(req: &HttpRequest, app: &AppState) -> utoipa::openapi::OpenApi {
         server_url: &app.base_url(req),
         include_post: app.schema_post,
         max_summary_chars: app.memory.rules().max_summary_chars,
+        max_profile_chars: app.memory.rules().max_profile_chars,
     })
 }
 

@@ -6,12 +6,13 @@ use utoipa::IntoParams;
 
 use super::fallback::method_not_allowed;
 use super::gpt_errors::GptErrors;
+use crate::domain::ValidationError;
 use crate::error_code::ErrorBody;
 use crate::http::auth::Authenticated;
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
 use crate::http::strict_query::StrictQuery;
-use crate::memory::Forgotten;
+use crate::memory::{ForgetAnswer, ForgetRequest};
 
 pub fn register(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -21,16 +22,19 @@ pub fn register(cfg: &mut web::ServiceConfig) {
     );
 }
 
-/// What to forget: a thread, or one summary of it.
+/// What to forget: a thread, one summary of it, or the profile.
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct ForgetRequest {
+pub struct ForgetParams {
     /// The thread to forget, as a load shows it.
-    #[param(required = true, max_length = 256)]
+    #[param(max_length = 256)]
     pub thread_id: Option<String>,
     /// Forget only the summary saved at this time: its `timestamp` exactly as a load shows it.
     /// Leave it out to forget the whole thread.
     pub timestamp: Option<String>,
+    /// `true`, instead of `thread_id`: forget the user's profile, every kept version.
+    #[param(value_type = Option<bool>)]
+    pub profile: Option<String>,
 }
 
 /// `GET /forget?thread_id=…[&timestamp=…]`: deletes for good, so ChatGPT asks the user first.
@@ -40,10 +44,10 @@ pub struct ForgetRequest {
     tag = "memory",
     operation_id = "forgetMemory",
     summary = "Forget a saved thread, or one summary of it",
-    description = "Deletes for good the thread thread_id, or with timestamp only the summary saved at that time. Only when the user asks to forget something: first tell them exactly what will be forgotten and get their confirmation.",
-    params(ForgetRequest),
+    description = "Deletes for good the thread thread_id, or with timestamp only the summary saved at that time, or with profile=true the user's profile. Only when the user asks to forget something: first tell them exactly what will be forgotten and get their confirmation.",
+    params(ForgetParams),
     responses(
-        (status = 200, description = "Forgotten", body = Forgotten),
+        (status = 200, description = "Forgotten", body = ForgetAnswer),
         (status = 404, description = "Nothing matched: no such thread, or no summary saved at that timestamp", body = ErrorBody),
         GptErrors,
     ),
@@ -52,12 +56,21 @@ pub struct ForgetRequest {
 )]
 pub async fn forget(
     Authenticated(ns): Authenticated,
-    StrictQuery(req): StrictQuery<ForgetRequest>,
+    StrictQuery(params): StrictQuery<ForgetParams>,
     app: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    let forgotten = app
-        .memory
-        .forget(&ns, req.thread_id.as_deref(), req.timestamp.as_deref())
-        .await?;
-    Ok(HttpResponse::Ok().json(forgotten))
+    let profile = match params.profile.as_deref().map(str::trim) {
+        None | Some("" | "false") => None,
+        Some("true") => Some(true),
+        Some(_) => Err(ValidationError::InvalidFilter {
+            name: "profile",
+            expected: "`true`, to forget the profile",
+        })?,
+    };
+    let req = ForgetRequest {
+        thread_id: params.thread_id,
+        timestamp: params.timestamp,
+        profile,
+    };
+    Ok(HttpResponse::Ok().json(app.memory.forget(&ns, &req).await?))
 }

@@ -2,7 +2,7 @@
 //! (`POST`).
 
 use actix_web::{HttpResponse, web};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::fallback::method_not_allowed;
@@ -13,7 +13,10 @@ use crate::http::auth::Authenticated;
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
 use crate::http::strict_query::StrictQuery;
-use crate::memory::{LoadAnswer, LoadRequest, Loaded, Saved, Searched};
+use crate::memory::{
+    LoadAnswer, LoadRequest, Loaded, ProfileAnswer, ProfileRead, ProfileRequest, ProfileSaved,
+    Saved, Searched,
+};
 
 pub fn register(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -28,7 +31,8 @@ pub fn register(cfg: &mut web::ServiceConfig) {
 #[derive(Debug, Default, Deserialize, IntoParams, ToSchema)]
 #[into_params(parameter_in = Query)]
 pub struct MemoryRequest {
-    /// `save` stores `summary` in the thread `thread_id`; `load` returns every saved thread.
+    /// `save` stores `summary` in the thread `thread_id`; `load` returns the profile and the
+    /// saved threads; `profile` reads the profile, or with `profile` rewrites it.
     #[param(value_type = Mode, required = true, inline)]
     #[schema(value_type = Mode)]
     pub mode: Option<String>,
@@ -47,7 +51,41 @@ pub struct MemoryRequest {
     /// `load`: the `next_before` of a truncated answer, to get what it left out.
     pub before: Option<String>,
     /// `load`: at most this many threads (most recently saved), or results with `q`.
+    #[param(value_type = Option<u32>, minimum = 1)]
+    #[schema(value_type = Option<u32>, minimum = 1)]
+    #[serde(default, deserialize_with = "number_or_text")]
     pub limit: Option<String>,
+    /// `profile`: the whole new profile (durable facts, preferences, goals, tone), plain text;
+    /// leave it out to read the profile.
+    pub profile: Option<String>,
+    /// `profile`: the `version` the rewrite is based on (0 when the profile was empty); if
+    /// another is current, nothing is written and 409 carries it.
+    #[param(value_type = Option<u64>, minimum = 0)]
+    #[schema(value_type = Option<u64>, minimum = 0)]
+    #[serde(default, deserialize_with = "number_or_text")]
+    pub expected_version: Option<String>,
+    /// `profile`: read this earlier version instead (the newest 20 are kept).
+    #[param(value_type = Option<u64>, minimum = 1)]
+    #[schema(value_type = Option<u64>, minimum = 1)]
+    #[serde(default, deserialize_with = "number_or_text")]
+    pub version: Option<String>,
+}
+
+/// A number as a JSON body sends it, or as text, as a query string does: the domain reads
+/// either from text.
+fn number_or_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Sent {
+        Number(serde_json::Number),
+        Text(String),
+    }
+    Ok(
+        Option::<Sent>::deserialize(deserializer)?.map(|sent| match sent {
+            Sent::Number(n) => n.to_string(),
+            Sent::Text(text) => text,
+        }),
+    )
 }
 
 /// `GET /?mode=save|load&thread_id=…&summary=…`, the original's contract.
@@ -57,10 +95,12 @@ pub struct MemoryRequest {
     tag = "memory",
     operation_id = "mngMemory",
     summary = "Save or load the user's memories",
-    description = "mode=save stores a summary of this conversation under thread_id (leave it out the first time; reuse the one returned). mode=load returns every saved thread, most recent first, each with its summaries oldest first.",
+    description = "mode=save stores a summary of this conversation under thread_id (leave it out the first time; reuse the one returned). mode=load returns the user's profile, then the saved threads, most recent first. mode=profile reads the profile, or with profile rewrites it.",
     params(MemoryRequest),
     responses(
         (status = 200, description = "Saved, or loaded", body = MemoryResponse),
+        (status = 404, description = "mode=profile: no such profile version is kept", body = ErrorBody),
+        (status = 409, description = "mode=profile: the profile changed since expected_version; `current` holds it", body = ErrorBody),
         (status = 413, description = "The summary alone is larger than the store holds in a thread", body = ErrorBody),
         GptErrors,
     ),
@@ -86,7 +126,9 @@ pub async fn memory_get(
     request_body = MemoryRequest,
     responses(
         (status = 200, description = "Saved, or loaded", body = MemoryResponse),
+        (status = 404, description = "mode=profile: no such profile version is kept", body = ErrorBody),
         (status = 408, description = "The body took too long to arrive", body = ErrorBody),
+        (status = 409, description = "mode=profile: the profile changed since expected_version; `current` holds it", body = ErrorBody),
         (status = 413, description = "The body is too large, or the summary alone larger than the store holds in a thread", body = ErrorBody),
         (status = 415, description = "The body is not sent as application/json", body = ErrorBody),
         GptErrors,
@@ -127,15 +169,28 @@ async fn handle(
                 LoadAnswer::Searched(searched) => MemoryResponse::Searched(searched),
             }
         }
+        Mode::Profile => {
+            let profile = ProfileRequest {
+                profile: req.profile,
+                version: req.version,
+                expected_version: req.expected_version,
+            };
+            match memory.profile(ns, &profile).await? {
+                ProfileAnswer::Read(read) => MemoryResponse::Profile(read),
+                ProfileAnswer::Saved(saved) => MemoryResponse::ProfileSaved(saved),
+            }
+        }
     };
     Ok(HttpResponse::Ok().json(response))
 }
 
-/// What a save or a load answers.
+/// What a save, a load or a profile request answers.
 #[derive(Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum MemoryResponse {
     Saved(Saved),
     Loaded(Loaded),
     Searched(Searched),
+    Profile(ProfileRead),
+    ProfileSaved(ProfileSaved),
 }

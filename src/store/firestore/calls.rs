@@ -10,7 +10,7 @@ use firestore::gcloud_sdk::tonic::{Code, Status};
 
 use super::FirestoreStore;
 use super::failure::{commit_error, lost_race, unavailable};
-use super::layout::THREADS;
+use super::layout::{ROOT, THREADS};
 use super::values::thread_entries;
 use super::writes::unchanged;
 use crate::domain::{Filter, Located, Namespace};
@@ -18,7 +18,7 @@ use crate::store::StoreError;
 
 /// Tries at a read-then-write change before giving up on a thread that keeps changing; with
 /// the waits between them, well within the store's time limit.
-const ATTEMPTS: u32 = 12;
+pub(super) const ATTEMPTS: u32 = 12;
 /// The longest wait between two tries.
 const MAX_BACKOFF: Duration = Duration::from_millis(200);
 
@@ -36,6 +36,36 @@ impl FirestoreStore {
             .query()
             .await
             .map_err(|e| unavailable("listing a namespace's threads failed", e))
+    }
+
+    /// Every document of the collections `collection` of every namespace, each with its
+    /// namespace's name: `memory/{namespace}/{collection}/{id}`, and no other collection of that
+    /// id.
+    pub(super) async fn namespaced(
+        &self,
+        collection: &str,
+    ) -> Result<Vec<(String, Document)>, StoreError> {
+        let documents: Vec<Document> = self
+            .db
+            .fluent()
+            .select()
+            .from(collection)
+            .parent(self.db.get_documents_path().clone())
+            .all_descendants()
+            .query()
+            .await
+            .map_err(|e| unavailable("listing every namespace failed", e))?;
+        let root = format!("{}/{ROOT}/", self.db.get_documents_path());
+        Ok(documents
+            .into_iter()
+            .filter_map(|doc| {
+                let path = doc.name.strip_prefix(&root)?;
+                match path.split('/').collect::<Vec<_>>()[..] {
+                    [name, of, _] if of == collection => Some((name.to_owned(), doc.clone())),
+                    _ => None,
+                }
+            })
+            .collect())
     }
 
     pub(super) async fn get(&self, name: &str) -> Result<Option<Document>, StoreError> {
@@ -120,7 +150,7 @@ impl FirestoreStore {
 /// How long to wait before try `attempt` (from 1) of a change that lost a race: a random
 /// share of an exponentially growing ceiling ("full jitter"), so that writers who collided
 /// spread out instead of colliding again.
-fn backoff(attempt: u32) -> Duration {
+pub(super) fn backoff(attempt: u32) -> Duration {
     let ceiling = Duration::from_millis(5)
         .saturating_mul(1 << attempt.min(16))
         .min(MAX_BACKOFF);

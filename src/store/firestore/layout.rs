@@ -12,6 +12,11 @@ pub const UPDATED_AT: &str = "updated_at";
 /// With `KIOKU_RETENTION_DAYS`, when the thread is past its age if no save comes first: the
 /// field of the thread collection group's TTL policy (docs/deploy.md).
 pub const EXPIRE_AT: &str = "expire_at";
+/// Each namespace's profile, a document per kept version (profile.rs):
+/// `memory/{namespace}/profile_versions/{version}`. The original never reads it.
+pub const PROFILE_VERSIONS: &str = "profile_versions";
+/// A version's number, which orders them.
+pub const VERSION: &str = "version";
 /// Writes a commit may carry (the same page of limits).
 pub const MAX_WRITES_PER_COMMIT: usize = 500;
 

@@ -6,6 +6,7 @@ mod calls;
 mod failure;
 mod grants;
 mod layout;
+mod profile;
 mod records;
 mod save;
 mod size;

@@ -4,24 +4,26 @@ use std::collections::{BTreeMap, HashSet};
 
 use async_trait::async_trait;
 use chrono::{TimeDelta, Utc};
-use firestore::gcloud_sdk::google::firestore::v1::{Document, Value};
+use firestore::gcloud_sdk::google::firestore::v1::Value;
 
 use super::FirestoreStore;
 use super::failure::{commit_error, unavailable};
-use super::layout::{MAX_WRITES_PER_COMMIT, ROOT, THREADS};
+use super::layout::{PROFILE_VERSIONS, THREADS};
 use super::values::{entry_value, entry_values, thread_entries, timestamp, value_micros};
 use super::writes::{append_write, delete_write, entries_write};
 use crate::domain::{
-    Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Retention, Thread, ThreadId,
-    entry_micros,
+    Entry, Filter, Located, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
+    Query, Retention, Thread, ThreadId, entry_micros,
 };
 use crate::store::{Counts, Dropped, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
 
 #[async_trait]
 impl MemoryStore for FirestoreStore {
-    /// Appends `entry` with one atomic commit, unless the thread has to be looked at: a cap on
-    /// its entries, or a first try that would have passed the size limit. Then enforces the
-    /// thread cap.
+    /// Reads the thread, to answer a repeated save with the entry it repeats and to tell a new
+    /// thread; then appends `entry` with one atomic commit, unless the thread has to be looked
+    /// at again: a cap on its entries, or a first try that would have passed the size limit.
+    /// Then enforces the thread cap. Two identical saves at once may both land: a repeat is a
+    /// retry, which comes after the save it repeats.
     async fn save(
         &self,
         ns: &Namespace,
@@ -30,6 +32,18 @@ impl MemoryStore for FirestoreStore {
         retention: &Retention,
     ) -> Result<SaveOutcome, StoreError> {
         let name = self.thread_path(ns, thread);
+        let current = self.get(&name).await?;
+        let newest = current
+            .as_ref()
+            .and_then(|doc| thread_entries(doc).pop())
+            .map(|item| item.entry);
+        if let Some(newest) = newest.filter(|newest| entry.repeats(newest)) {
+            return Ok(SaveOutcome {
+                thread_count: self.thread_count(ns).await?,
+                repeat_of: Some(newest),
+                ..SaveOutcome::default()
+            });
+        }
         let expire_at = retention
             .max_age_days
             .map(|days| timestamp(Utc::now() + TimeDelta::days(days.get().into())));
@@ -59,6 +73,8 @@ impl MemoryStore for FirestoreStore {
         Ok(SaveOutcome {
             dropped,
             thread_count,
+            new_thread: current.is_none(),
+            repeat_of: None,
         })
     }
 
@@ -121,34 +137,10 @@ impl MemoryStore for FirestoreStore {
     }
 
     async fn namespaces(&self) -> Result<Vec<NamespaceStats>, StoreError> {
-        let documents: Vec<Document> = self
-            .db
-            .fluent()
-            .select()
-            .from(THREADS)
-            .parent(self.db.get_documents_path().clone())
-            .all_descendants()
-            .query()
-            .await
-            .map_err(|e| unavailable("listing every namespace failed", e))?;
-        let root = format!("{}/{ROOT}/", self.db.get_documents_path());
         let mut namespaces: BTreeMap<String, NamespaceStats> = BTreeMap::new();
-        for doc in &documents {
-            // Only memory/{namespace}/threads/{thread}: other `threads` collections are not ours.
-            let Some(path) = doc.name.strip_prefix(&root) else {
-                continue;
-            };
-            let [name, THREADS, _] = path.split('/').collect::<Vec<_>>()[..] else {
-                continue;
-            };
-            let stats = namespaces
-                .entry(name.to_owned())
-                .or_insert_with(|| NamespaceStats {
-                    name: name.to_owned(),
-                    counts: Counts::default(),
-                    last_saved: None,
-                });
-            let entries = thread_entries(doc);
+        for (name, doc) in self.namespaced(THREADS).await? {
+            let stats = namespaces.entry(name.clone()).or_insert_with(|| held(name));
+            let entries = thread_entries(&doc);
             stats.counts.threads += 1;
             stats.counts.entries += entries.len() as u64;
             let newest = entries.into_iter().max_by_key(|item| item.at);
@@ -161,6 +153,9 @@ impl MemoryStore for FirestoreStore {
                     stats.last_saved = Some(newest.entry.timestamp);
                 }
             }
+        }
+        for (name, _) in self.namespaced(PROFILE_VERSIONS).await? {
+            namespaces.entry(name.clone()).or_insert_with(|| held(name));
         }
         Ok(namespaces.into_values().collect())
     }
@@ -222,11 +217,44 @@ impl MemoryStore for FirestoreStore {
                 .map(|d| thread_entries(d).len() as u64)
                 .sum(),
         };
-        for chunk in documents.chunks(MAX_WRITES_PER_COMMIT) {
-            let writes = chunk.iter().map(|doc| delete_write(&doc.name)).collect();
-            self.commit(writes).await.map_err(commit_error)?;
-        }
+        let names: Vec<String> = documents.into_iter().map(|doc| doc.name).collect();
+        self.delete_all(&names).await?;
+        self.forget_profile_versions(ns).await?;
         Ok(held)
+    }
+
+    async fn profile(
+        &self,
+        ns: &Namespace,
+        version: Option<u64>,
+        not_before: Option<i64>,
+    ) -> Result<Option<Profile>, StoreError> {
+        self.read_profile(ns, version, not_before).await
+    }
+
+    async fn write_profile(
+        &self,
+        ns: &Namespace,
+        draft: &ProfileDraft,
+        retention: &Retention,
+    ) -> Result<ProfileWrite, StoreError> {
+        self.write_profile_version(ns, draft, retention).await
+    }
+
+    async fn profile_versions(&self, ns: &Namespace) -> Result<Vec<Profile>, StoreError> {
+        self.profile_versions_of(ns).await
+    }
+
+    async fn import_profile(
+        &self,
+        ns: &Namespace,
+        versions: &[Profile],
+    ) -> Result<u64, StoreError> {
+        self.import_profile_versions(ns, versions).await
+    }
+
+    async fn forget_profile(&self, ns: &Namespace) -> Result<u64, StoreError> {
+        self.forget_profile_versions(ns).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
@@ -234,6 +262,15 @@ impl MemoryStore for FirestoreStore {
             .ping()
             .await
             .map_err(|e| unavailable("the Firestore ping failed", e))
+    }
+}
+
+/// A namespace's stats before its documents are counted.
+fn held(name: String) -> NamespaceStats {
+    NamespaceStats {
+        name,
+        counts: Counts::default(),
+        last_saved: None,
     }
 }
 

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rusqlite::Connection;
 use tokio::sync::oneshot;
 
-use super::sql::{apply_caps, insert_entry, thread_count};
+use super::sql::{apply_caps, insert_entry, newest_entry, thread_count};
 use crate::domain::{Entry, Retention};
 use crate::store::{SaveOutcome, StoreError};
 
@@ -38,14 +38,24 @@ impl Queued {
     }
 }
 
-/// Stores one save, drops what its retention's caps do not keep, and counts the threads.
+/// Stores one save, unless it repeats the thread's newest entry; drops what its retention's
+/// caps do not keep, and counts the threads.
 fn insert(conn: &Connection, save: &Queued) -> rusqlite::Result<SaveOutcome> {
+    let newest = newest_entry(conn, &save.ns, &save.thread)?;
+    if let Some(newest) = newest.as_ref().filter(|newest| save.entry.repeats(newest)) {
+        return Ok(SaveOutcome {
+            thread_count: thread_count(conn, &save.ns)?,
+            repeat_of: Some(newest.clone()),
+            ..SaveOutcome::default()
+        });
+    }
     insert_entry(conn, &save.ns, &save.thread, &save.entry)?;
     let dropped = apply_caps(conn, &save.ns, &save.thread, &save.retention)?;
-    let thread_count = thread_count(conn, &save.ns)?;
     Ok(SaveOutcome {
         dropped,
-        thread_count,
+        thread_count: thread_count(conn, &save.ns)?,
+        new_thread: newest.is_none(),
+        repeat_of: None,
     })
 }
 

@@ -4,6 +4,7 @@
 
 mod grants;
 mod group_commit;
+mod profile;
 mod schema;
 mod sql;
 mod store;
@@ -117,12 +118,14 @@ impl SqliteStore {
         .await?
     }
 
-    /// Deletes the entries of every namespace saved before `cutoff` (in
+    /// Deletes the entries and profile versions of every namespace saved before `cutoff` (in
     /// [`entry_micros`](crate::domain::entry_micros)); returns how many.
     pub async fn purge_before(&self, cutoff: i64) -> Result<u64, StoreError> {
         self.with_conn(move |conn| {
-            let purged = conn.execute("DELETE FROM entries WHERE at_us < ?1", [cutoff])?;
-            Ok(purged as u64)
+            let entries = conn.execute("DELETE FROM entries WHERE at_us < ?1", [cutoff])?;
+            let profiles =
+                conn.execute("DELETE FROM profile_versions WHERE at_us < ?1", [cutoff])?;
+            Ok((entries + profiles) as u64)
         })
         .await
     }

@@ -11,6 +11,7 @@ const MIGRATIONS: &[fn(&Transaction) -> rusqlite::Result<()>] = &[
     add_time_and_search,
     tidy_after_deletes,
     add_oauth_records,
+    add_profiles,
 ];
 
 /// 1: entries in save order; each thread remembers its latest entry.
@@ -109,6 +110,21 @@ fn add_oauth_records(tx: &Transaction) -> rusqlite::Result<()> {
          ) WITHOUT ROWID;
          CREATE INDEX oauth_credentials_by_grant ON oauth_credentials (grant_id);
          CREATE INDEX oauth_credentials_by_expiry ON oauth_credentials (expires_at);",
+    )
+}
+
+/// 5: each namespace's profile, a row per kept version; `at_us` as an entry's, for the purge.
+fn add_profiles(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE profile_versions (
+             namespace  TEXT NOT NULL,
+             version    INTEGER NOT NULL,
+             profile    TEXT NOT NULL,
+             updated_at TEXT NOT NULL,
+             at_us      INTEGER NOT NULL,
+             PRIMARY KEY (namespace, version)
+         ) WITHOUT ROWID;
+         CREATE INDEX profile_versions_by_time ON profile_versions (at_us);",
     )
 }
 

@@ -2,7 +2,7 @@
 //! WHERE clause of a filter.
 
 use rusqlite::types::Value;
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::domain::{Entry, Filter, Located, Retention, entry_micros, fold};
 use crate::store::{Counts, Dropped};
@@ -97,6 +97,22 @@ pub fn counts(
             })
         },
     )
+}
+
+/// The entry saved to the thread last, if the thread exists.
+pub fn newest_entry(conn: &Connection, ns: &str, thread: &str) -> rusqlite::Result<Option<Entry>> {
+    conn.query_row(
+        "SELECT summary, timestamp FROM entries WHERE seq = (
+             SELECT last_seq FROM threads WHERE namespace = ?1 AND thread_id = ?2)",
+        params![ns, thread],
+        |row| {
+            Ok(Entry {
+                summary: row.get(0)?,
+                timestamp: row.get(1)?,
+            })
+        },
+    )
+    .optional()
 }
 
 pub fn thread_count(conn: &Connection, ns: &str) -> rusqlite::Result<u64> {

@@ -8,9 +8,10 @@ use rusqlite::{params, params_from_iter};
 
 use super::group_commit::{Queued, commit_queued};
 use super::sql::{counts, filter_sql, insert_entry, located};
-use super::{SqliteStore, Stop};
+use super::{SqliteStore, Stop, profile};
 use crate::domain::{
-    Entry, Filter, Located, Namespace, Page, PageBuilder, Query, Retention, Thread, ThreadId,
+    Entry, Filter, Located, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
+    Query, Retention, Thread, ThreadId,
 };
 use crate::store::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
 
@@ -146,7 +147,11 @@ impl MemoryStore for SqliteStore {
                 "SELECT namespace, COUNT(DISTINCT thread_id), COUNT(*),
                         (SELECT timestamp FROM entries l WHERE l.namespace = e.namespace
                          ORDER BY at_us DESC LIMIT 1)
-                 FROM entries e GROUP BY namespace ORDER BY namespace",
+                 FROM entries e GROUP BY namespace
+                 UNION ALL
+                 SELECT DISTINCT namespace, 0, 0, NULL FROM profile_versions p
+                 WHERE NOT EXISTS (SELECT 1 FROM entries e WHERE e.namespace = p.namespace)
+                 ORDER BY 1",
             )?;
             stmt.query_map([], |row| {
                 Ok(NamespaceStats {
@@ -226,10 +231,54 @@ impl MemoryStore for SqliteStore {
             let tx = conn.transaction()?;
             let held = counts(&tx, "namespace = ?1", [&ns])?;
             tx.execute("DELETE FROM entries WHERE namespace = ?1", [&ns])?;
+            profile::forget(&tx, &ns)?;
             tx.commit()?;
             Ok(held)
         })
         .await
+    }
+
+    async fn profile(
+        &self,
+        ns: &Namespace,
+        version: Option<u64>,
+        not_before: Option<i64>,
+    ) -> Result<Option<Profile>, StoreError> {
+        let ns = ns.name().to_owned();
+        self.with_conn(move |conn| profile::read(conn, &ns, version, not_before))
+            .await
+    }
+
+    async fn write_profile(
+        &self,
+        ns: &Namespace,
+        draft: &ProfileDraft,
+        retention: &Retention,
+    ) -> Result<ProfileWrite, StoreError> {
+        let (ns, draft, retention) = (ns.name().to_owned(), draft.clone(), *retention);
+        self.with_conn(move |conn| profile::write(conn, &ns, &draft, &retention))
+            .await
+    }
+
+    async fn profile_versions(&self, ns: &Namespace) -> Result<Vec<Profile>, StoreError> {
+        let ns = ns.name().to_owned();
+        self.with_conn(move |conn| profile::versions(conn, &ns))
+            .await
+    }
+
+    async fn import_profile(
+        &self,
+        ns: &Namespace,
+        versions: &[Profile],
+    ) -> Result<u64, StoreError> {
+        let (ns, versions) = (ns.name().to_owned(), versions.to_vec());
+        self.with_conn(move |conn| profile::import(conn, &ns, &versions))
+            .await
+    }
+
+    async fn forget_profile(&self, ns: &Namespace) -> Result<u64, StoreError> {
+        let ns = ns.name().to_owned();
+        self.with_conn(move |conn| profile::forget(conn, &ns)).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

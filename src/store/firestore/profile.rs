@@ -1,0 +1,227 @@
+//! The profile on Firestore: `memory/{namespace}/profile_versions/{version}`, a document per
+//! kept version beside the original's `threads` (which it never reads). A version is created,
+//! never changed, so that of two writers of one version number the second fails and reads again.
+
+use std::collections::HashMap;
+
+use chrono::{TimeDelta, Utc};
+use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, value::ValueType};
+use firestore::gcloud_sdk::prost_types::Timestamp;
+
+use super::FirestoreStore;
+use super::calls::{ATTEMPTS, backoff};
+use super::failure::{commit_error, lost_race, unavailable};
+use super::layout::{EXPIRE_AT, MAX_WRITES_PER_COMMIT, PROFILE_VERSIONS, VERSION};
+use super::values::{string_value, timestamp};
+use super::writes::{delete_write, exists, set_write};
+use crate::domain::{
+    KEPT_PROFILE_VERSIONS, Namespace, Profile, ProfileDraft, ProfileWrite, Retention,
+};
+use crate::store::StoreError;
+
+impl FirestoreStore {
+    fn versions_path(&self, ns: &Namespace) -> String {
+        format!("{}/{PROFILE_VERSIONS}", self.threads_path(ns))
+    }
+
+    /// A version's document: its number, zero-padded so that ids sort as numbers.
+    fn version_path(&self, ns: &Namespace, version: u64) -> String {
+        format!("{}/{version:020}", self.versions_path(ns))
+    }
+
+    /// The newest version, or `version`, written at or after `not_before`: one read.
+    pub(super) async fn read_profile(
+        &self,
+        ns: &Namespace,
+        version: Option<u64>,
+        not_before: Option<i64>,
+    ) -> Result<Option<Profile>, StoreError> {
+        let doc = match version {
+            Some(version) => self.get(&self.version_path(ns, version)).await?,
+            None => self.newest_version(ns).await?,
+        };
+        let profile = doc.as_ref().map(profile).transpose()?;
+        Ok(profile.filter(|p| p.written_since(not_before)))
+    }
+
+    async fn newest_version(&self, ns: &Namespace) -> Result<Option<Document>, StoreError> {
+        let newest: Vec<Document> = self
+            .db
+            .fluent()
+            .select()
+            .from(PROFILE_VERSIONS)
+            .parent(self.threads_path(ns))
+            .order(|o| o.fields([o.field(VERSION).desc()]))
+            .limit(1)
+            .query()
+            .await
+            .map_err(|e| unavailable("reading a profile failed", e))?;
+        Ok(newest.into_iter().next())
+    }
+
+    /// Creates the next version unless the draft may not replace the current one; the same
+    /// commit deletes the version that falls out of the kept ones. Reads again when another
+    /// writer created that number first.
+    pub(super) async fn write_profile_version(
+        &self,
+        ns: &Namespace,
+        draft: &ProfileDraft,
+        retention: &Retention,
+    ) -> Result<ProfileWrite, StoreError> {
+        let expire_at = retention
+            .max_age_days
+            .map(|days| timestamp(Utc::now() + TimeDelta::days(days.get().into())));
+        for attempt in 0..ATTEMPTS {
+            if attempt > 0 {
+                tokio::time::sleep(backoff(attempt)).await;
+            }
+            let newest = self.newest_version(ns).await?;
+            let newest = newest.as_ref().map(profile).transpose()?;
+            let current = newest
+                .as_ref()
+                .filter(|p| p.written_since(retention.cutoff()));
+            if !draft.may_replace(current) {
+                return Ok(ProfileWrite::Conflict(current.cloned()));
+            }
+            let written = draft.numbered(newest.map_or(0, |p| p.version));
+            let mut create = set_write(
+                &self.version_path(ns, written.version),
+                fields(&written, expire_at),
+            );
+            create.current_document = Some(exists(false));
+            let mut writes = vec![create];
+            if let Some(gone) = written.version.checked_sub(KEPT_PROFILE_VERSIONS) {
+                writes.push(delete_write(&self.version_path(ns, gone)));
+            }
+            match self.commit(writes).await {
+                Ok(()) => return Ok(ProfileWrite::Written(written)),
+                Err(status) if lost_race(&status) => continue,
+                Err(status) => return Err(commit_error(status)),
+            }
+        }
+        Err(StoreError::Contended)
+    }
+
+    /// Every kept version, oldest first.
+    pub(super) async fn profile_versions_of(
+        &self,
+        ns: &Namespace,
+    ) -> Result<Vec<Profile>, StoreError> {
+        let mut versions = self
+            .version_documents(ns)
+            .await?
+            .iter()
+            .map(profile)
+            .collect::<Result<Vec<_>, _>>()?;
+        versions.sort_by_key(|p| p.version);
+        Ok(versions)
+    }
+
+    /// Creates the versions not held, then deletes those beyond the kept number.
+    pub(super) async fn import_profile_versions(
+        &self,
+        ns: &Namespace,
+        versions: &[Profile],
+    ) -> Result<u64, StoreError> {
+        let mut added = 0;
+        for version in versions {
+            let mut create = set_write(
+                &self.version_path(ns, version.version),
+                fields(version, None),
+            );
+            create.current_document = Some(exists(false));
+            match self.commit(vec![create]).await {
+                Ok(()) => added += 1,
+                Err(status) if lost_race(&status) => {}
+                Err(status) => return Err(commit_error(status)),
+            }
+        }
+        let held = self.profile_versions_of(ns).await?;
+        let newest = held.last().map_or(0, |p| p.version);
+        let gone: Vec<String> = held
+            .iter()
+            .filter(|p| p.version + KEPT_PROFILE_VERSIONS <= newest)
+            .map(|p| self.version_path(ns, p.version))
+            .collect();
+        self.delete_all(&gone).await?;
+        Ok(added)
+    }
+
+    /// Deletes every version; returns how many there were.
+    pub(super) async fn forget_profile_versions(&self, ns: &Namespace) -> Result<u64, StoreError> {
+        let names: Vec<String> = self
+            .version_documents(ns)
+            .await?
+            .into_iter()
+            .map(|doc| doc.name)
+            .collect();
+        self.delete_all(&names).await?;
+        Ok(names.len() as u64)
+    }
+
+    async fn version_documents(&self, ns: &Namespace) -> Result<Vec<Document>, StoreError> {
+        self.db
+            .fluent()
+            .select()
+            .from(PROFILE_VERSIONS)
+            .parent(self.threads_path(ns))
+            .query()
+            .await
+            .map_err(|e| unavailable("listing a profile's versions failed", e))
+    }
+
+    /// Deletes the documents `names`, as many to a commit as Firestore takes.
+    pub(super) async fn delete_all(&self, names: &[String]) -> Result<(), StoreError> {
+        for chunk in names.chunks(MAX_WRITES_PER_COMMIT) {
+            let writes = chunk.iter().map(|name| delete_write(name)).collect();
+            self.commit(writes).await.map_err(commit_error)?;
+        }
+        Ok(())
+    }
+}
+
+/// A version's fields; `expire_at` for the TTL policy that forgets it at its age.
+fn fields(version: &Profile, expire_at: Option<Timestamp>) -> HashMap<String, Value> {
+    let mut fields = HashMap::from([
+        ("profile".to_owned(), string_value(&version.profile)),
+        (
+            VERSION.to_owned(),
+            Value {
+                value_type: Some(ValueType::IntegerValue(
+                    i64::try_from(version.version).unwrap_or(i64::MAX),
+                )),
+            },
+        ),
+        ("updated_at".to_owned(), string_value(&version.updated_at)),
+    ]);
+    if let Some(at) = expire_at {
+        let at = Value {
+            value_type: Some(ValueType::TimestampValue(at)),
+        };
+        fields.insert(EXPIRE_AT.to_owned(), at);
+    }
+    fields
+}
+
+fn profile(doc: &Document) -> Result<Profile, StoreError> {
+    let field = |name: &str| doc.fields.get(name).and_then(|v| v.value_type.as_ref());
+    let malformed = || {
+        StoreError::failed(
+            "a stored profile could not be read",
+            "a field is missing or not of the type kioku writes",
+        )
+    };
+    let text = |name| match field(name) {
+        Some(ValueType::StringValue(text)) => Ok(text.clone()),
+        _ => Err(malformed()),
+    };
+    let version = match field(VERSION) {
+        Some(ValueType::IntegerValue(n)) => u64::try_from(*n).map_err(|_| malformed())?,
+        _ => return Err(malformed()),
+    };
+    Ok(Profile {
+        profile: text("profile")?,
+        version,
+        updated_at: text("updated_at")?,
+    })
+}
