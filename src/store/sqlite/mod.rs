@@ -1,10 +1,11 @@
 //! The embedded store: one SQLite file in WAL mode with `synchronous=FULL`, so a save that
 //! was answered survives a process crash, and by SQLite's guarantee a power loss. One
-//! connection, used on the blocking pool.
+//! connection writes; a few read-only ones read beside it. All are used on the blocking pool.
 
 mod grants;
 mod group_commit;
 mod profile;
+mod readers;
 mod schema;
 mod sql;
 mod store;
@@ -16,17 +17,40 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 use super::StoreError;
-use super::blocking::off_workers;
+use super::blocking::{GivenUp, off_workers};
 use crate::files;
 use group_commit::Queued;
+use readers::Readers;
 
 #[derive(Clone)]
 pub struct SqliteStore {
+    /// The one connection that writes (and the OAuth records' reads, which are small).
     conn: Arc<Mutex<Connection>>,
+    readers: Arc<Readers>,
     /// Saves not yet committed. Whichever save gets the connection next commits all of them
     /// in one transaction (group commit): concurrent saves share one fsync instead of
     /// queueing for one each.
     queue: Arc<Mutex<Vec<Queued>>>,
+}
+
+/// Runs `work` on `conn`, stopping it once `given_up` is set.
+fn stopping<T>(
+    conn: &mut Connection,
+    given_up: &GivenUp,
+    work: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+) -> Result<T, StoreError> {
+    // Its caller may have given up while it waited for the connection.
+    if given_up.is_set() {
+        return Err(StoreError::GivenUp);
+    }
+    // A progress handler rather than `sqlite3_interrupt` from the caller's side: it is set and
+    // cleared while this call holds the connection, so it can only ever stop this call's
+    // statements, never those of the call that gets the connection next.
+    let given_up = given_up.clone();
+    conn.progress_handler(PROGRESS_EVERY_OPS, Some(move || given_up.is_set()));
+    let done = work(conn);
+    conn.progress_handler(0, None::<fn() -> bool>);
+    done.map_err(|e| StoreError::failed(QUERY_FAILED, e))
 }
 
 /// What a failed SQLite call was doing, for the log.
@@ -72,10 +96,25 @@ impl SqliteStore {
         };
         let conn =
             opened().map_err(|e| StoreError::failed("the SQLite file could not be opened", e))?;
+        let readers = Readers::open(path, lock_wait)
+            .map_err(|e| StoreError::failed("the SQLite file could not be opened to read", e))?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
+            readers: Arc::new(readers),
             queue: Arc::default(),
         })
+    }
+
+    /// Runs `work` on a read-only connection, as [`with_conn`](Self::with_conn) runs it on the
+    /// writer's; it waits for no write, and for no other read while a connection is idle.
+    async fn read<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let mut lent = self.readers.take().await.ok_or_else(|| {
+            StoreError::failed("no read connection is left", "the pool was closed")
+        })?;
+        off_workers(move |given_up| stopping(lent.conn(), given_up, work)).await?
     }
 
     /// Runs `work` on the connection without blocking the async runtime, and stops it once its
@@ -102,18 +141,7 @@ impl SqliteStore {
             if stop == Stop::Never {
                 return work(&mut conn).map_err(|e| StoreError::failed(QUERY_FAILED, e));
             }
-            // Its caller may have given up while it waited for the connection.
-            if given_up.is_set() {
-                return Err(StoreError::GivenUp);
-            }
-            // A progress handler rather than `sqlite3_interrupt` from the caller's side: it is
-            // set and cleared while this call holds the connection, so it can only ever stop
-            // this call's statements, never those of the call that gets the connection next.
-            let given_up = given_up.clone();
-            conn.progress_handler(PROGRESS_EVERY_OPS, Some(move || given_up.is_set()));
-            let done = work(&mut conn);
-            conn.progress_handler(0, None::<fn() -> bool>);
-            done.map_err(|e| StoreError::failed(QUERY_FAILED, e))
+            stopping(&mut conn, given_up, work)
         })
         .await?
     }

@@ -58,7 +58,7 @@ impl MemoryStore for SqliteStore {
         let ns = ns.name().to_owned();
         let (clause, mut values) = filter_sql(filter);
         values.insert(0, Value::Text(ns));
-        self.with_conn(move |conn| {
+        self.read(move |conn| {
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT thread_id, summary, timestamp, at_us, seq FROM entries WHERE {clause}
                  ORDER BY at_us DESC, thread_id, seq DESC"
@@ -101,7 +101,7 @@ impl MemoryStore for SqliteStore {
             values.push(Value::Text(word.clone()));
             clause.push_str(&format!(" AND contains(s.folded, ?{})", values.len()));
         }
-        self.with_conn(move |conn| {
+        self.read(move |conn| {
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT thread_id, summary, timestamp, at_us, e.seq
                  FROM entries e JOIN entry_search s ON s.seq = e.seq WHERE {clause}"
@@ -142,7 +142,7 @@ impl MemoryStore for SqliteStore {
     }
 
     async fn namespaces(&self) -> Result<Vec<NamespaceStats>, StoreError> {
-        self.with_conn(|conn| {
+        self.read(|conn| {
             let mut stmt = conn.prepare(
                 "SELECT namespace, COUNT(DISTINCT thread_id), COUNT(*),
                         (SELECT timestamp FROM entries l WHERE l.namespace = e.namespace
@@ -170,7 +170,7 @@ impl MemoryStore for SqliteStore {
 
     async fn threads(&self, ns: &Namespace) -> Result<Vec<Thread>, StoreError> {
         let ns = ns.name().to_owned();
-        self.with_conn(move |conn| {
+        self.read(move |conn| {
             let mut stmt = conn.prepare(
                 "SELECT thread_id, summary, timestamp FROM entries WHERE namespace = ?1
                  ORDER BY thread_id, seq",
@@ -245,7 +245,7 @@ impl MemoryStore for SqliteStore {
         not_before: Option<i64>,
     ) -> Result<Option<Profile>, StoreError> {
         let ns = ns.name().to_owned();
-        self.with_conn(move |conn| profile::read(conn, &ns, version, not_before))
+        self.read(move |conn| profile::read(conn, &ns, version, not_before))
             .await
     }
 
@@ -262,8 +262,7 @@ impl MemoryStore for SqliteStore {
 
     async fn profile_versions(&self, ns: &Namespace) -> Result<Vec<Profile>, StoreError> {
         let ns = ns.name().to_owned();
-        self.with_conn(move |conn| profile::versions(conn, &ns))
-            .await
+        self.read(move |conn| profile::versions(conn, &ns)).await
     }
 
     async fn import_profile(
