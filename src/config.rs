@@ -186,6 +186,11 @@ pub struct Settings {
           action = clap::ArgAction::Set)]
     pub schema_post: bool,
 
+    /// An HTML file served as-is at /privacy, read at start [default: a page written from
+    /// these settings]
+    #[arg(long, env = "KIOKU_PRIVACY_FILE", global = true)]
+    pub privacy_file: Option<PathBuf>,
+
     /// Log format [default: text, or json on Cloud Run]
     #[arg(long, env = "KIOKU_LOG_FORMAT", value_enum, global = true)]
     pub log_format: Option<LogFormat>,
