@@ -181,7 +181,8 @@ pub struct Settings {
     #[arg(long, env = "KIOKU_PUBLIC_URL", global = true)]
     pub public_url: Option<String>,
 
-    /// List `POST /` in the schema too (GPT Actions accept POST only to a verified domain).
+    /// List `POST /` in the schema too (the original function's author reported that GPT
+    /// Actions accepted POST only to a verified domain).
     #[arg(long, env = "KIOKU_SCHEMA_POST", default_value_t = false, global = true,
           action = clap::ArgAction::Set)]
     pub schema_post: bool,
