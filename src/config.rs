@@ -186,10 +186,16 @@ pub struct Settings {
     #[arg(long, env = "KIOKU_PUBLIC_URL", global = true)]
     pub public_url: Option<String>,
 
-    /// List `POST /` in the schema too (GPT Actions accept POST only to a verified domain).
+    /// List `POST /` in the schema too (the original function's author reported that GPT
+    /// Actions accepted POST only to a verified domain).
     #[arg(long, env = "KIOKU_SCHEMA_POST", default_value_t = false, global = true,
           action = clap::ArgAction::Set)]
     pub schema_post: bool,
+
+    /// An HTML file served as-is at /privacy, read at start [default: a page written from
+    /// these settings]
+    #[arg(long, env = "KIOKU_PRIVACY_FILE", global = true)]
+    pub privacy_file: Option<PathBuf>,
 
     /// Log format [default: text, or json on Cloud Run]
     #[arg(long, env = "KIOKU_LOG_FORMAT", value_enum, global = true)]

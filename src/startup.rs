@@ -2,6 +2,7 @@
 //! `main` and the tests start it the same way.
 
 use std::net::{SocketAddr, TcpListener};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,7 +10,7 @@ use actix_web::dev::Server;
 
 use crate::config::{OAuthSettings, Settings, SignInMode, StoreKind};
 use crate::credentials::{self, AdminTokens, MIN_TOKEN_CHARS, Tokens};
-use crate::http::{self, AppState, Shared, TraceProject};
+use crate::http::{self, AppState, Privacy, Shared, TraceProject};
 use crate::memory::{Memory, Rules};
 use crate::oauth::metadata::CALLBACK_PATH;
 use crate::oauth::oidc::{OidcSettings, Upstream};
@@ -31,6 +32,12 @@ pub enum StartupError {
     Store(#[from] crate::store::StoreError),
     #[error("the local token file could not be read or written")]
     LocalToken(#[source] std::io::Error),
+    #[error(
+        "KIOKU_PRIVACY_FILE names {}, which could not be read as UTF-8 HTML (name a readable \
+         file, or unset it for the page kioku writes)",
+        .0.display()
+    )]
+    PrivacyFile(PathBuf, #[source] std::io::Error),
     #[error("the server could not listen")]
     Listen(#[source] std::io::Error),
 }
@@ -66,6 +73,7 @@ impl Application {
     /// (an OpenID Provider is told kioku's callback URL first).
     pub async fn build_on(settings: Settings, listener: TcpListener) -> Result<Self, StartupError> {
         let address = listener.local_addr().map_err(StartupError::Listen)?;
+        let privacy = privacy(&settings)?;
         let (tokens, local_token) = tokens(&settings)?;
         if settings.on_cloud_run() && settings.public_url.is_none() {
             // Else the schema's `servers` would follow a request's X-Forwarded-Host, and a
@@ -110,6 +118,7 @@ impl Application {
             store: stores.memory,
             public_url: settings.public_url.clone(),
             schema_post: settings.schema_post,
+            privacy,
             oauth,
             throttle: Throttle::default(),
             behind_cloud_run: settings.on_cloud_run(),
@@ -184,6 +193,19 @@ fn tokens(settings: &Settings) -> Result<(Tokens, Option<LocalToken>), StartupEr
             created,
         }),
     ))
+}
+
+/// What `/privacy` serves: the operator's file, read now so that a missing one stops the start
+/// rather than a person reading the policy.
+fn privacy(settings: &Settings) -> Result<Privacy, StartupError> {
+    match &settings.privacy_file {
+        Some(path) => std::fs::read_to_string(path)
+            .map(Privacy::File)
+            .map_err(|err| StartupError::PrivacyFile(path.clone(), err)),
+        None => Ok(Privacy::Written {
+            store: settings.store(),
+        }),
+    }
 }
 
 /// The store `settings` name, each call within the store time limit. The CLI's export,

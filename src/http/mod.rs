@@ -27,6 +27,7 @@ use crate::credentials::{AdminTokens, Tokens};
 use crate::mcp::{self, MemoryServer};
 use crate::rate_limit::RateLimit;
 use error::ApiError;
+pub use pages::Privacy;
 pub use request_log::TraceProject;
 pub use state::AppState;
 

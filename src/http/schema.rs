@@ -44,7 +44,8 @@ impl Modify for BearerAuth {
 pub struct SchemaOptions<'a> {
     /// The one URL in `servers`.
     pub server_url: &'a str,
-    /// List `POST /`: GPT Actions refuse POST to a domain that is not verified.
+    /// List `POST /`, which GPT Actions refused on a domain that was not verified, as the
+    /// original function's author reported.
     pub include_post: bool,
     /// The summary and profile length limits, shown as `maxLength`.
     pub max_summary_chars: usize,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use actix_web::HttpRequest;
 use actix_web::http::header;
 
+use super::pages::Privacy;
 use crate::memory::Memory;
 use crate::oauth::AuthorizationServer;
 use crate::store::{MemoryStore, Readiness};
@@ -22,6 +23,8 @@ pub struct AppState {
     pub public_url: Option<String>,
     /// Whether the schema lists `POST /`.
     pub schema_post: bool,
+    /// What `/privacy` answers with.
+    pub privacy: Privacy,
     /// The OAuth server, when `KIOKU_OAUTH` turns it on.
     pub oauth: Option<Arc<AuthorizationServer>>,
     /// Failed sign-ins per client address.

@@ -49,6 +49,7 @@ pub fn settings(data_dir: &Path) -> Settings {
         rate_limit: 0,
         public_url: None,
         schema_post: false,
+        privacy_file: None,
         log_format: None,
         k_service: None,
         google_cloud_project: None,

@@ -20,6 +20,7 @@ mod memory;
 mod oauth;
 #[path = "../common/original.rs"]
 mod original;
+mod privacy;
 mod process;
 mod profile;
 #[path = "../common/oidc.rs"]

@@ -2,6 +2,7 @@
 //! headers that keep them out of frames, caches and other sites' scripts.
 
 mod consent;
+mod privacy;
 mod text;
 
 use actix_web::http::header;
@@ -9,6 +10,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 
 pub use consent::Consent;
+pub use privacy::{FILE_POLICY, Privacy, PrivacyPage};
 pub use text::Text;
 
 /// The pages' one stylesheet, so the content security policy needs no inline style.
@@ -91,6 +93,12 @@ pub fn page(
             .map(|t| format!(" {t}"))
             .collect::<String>()
     );
+    html_answer(status, &csp, html)
+}
+
+/// `html` under the content security policy `csp`, kept out of frames, caches and other
+/// sites' referrers.
+pub fn html_answer(status: actix_web::http::StatusCode, csp: &str, html: String) -> HttpResponse {
     HttpResponse::build(status)
         .content_type("text/html; charset=utf-8")
         .insert_header((header::CONTENT_SECURITY_POLICY, csp))

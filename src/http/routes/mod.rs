@@ -12,6 +12,7 @@ mod health;
 mod mcp;
 pub(super) mod memory;
 mod oauth;
+mod privacy;
 
 use actix_web::web;
 
@@ -24,6 +25,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     mcp::register(cfg);
     oauth::register(cfg);
     crate::http::pages::register(cfg);
+    privacy::register(cfg);
     admin::register(cfg);
     health::register(cfg);
     docs::register(cfg);

@@ -1,0 +1,26 @@
+//! `GET /privacy`: the privacy policy a shared GPT links to, for anyone to read without a token.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+
+use crate::http::pages::{self, FILE_POLICY, Privacy, PrivacyPage};
+use crate::http::state::AppState;
+
+pub fn register(cfg: &mut web::ServiceConfig) {
+    cfg.route("/privacy", web::get().to(privacy));
+}
+
+async fn privacy(req: HttpRequest, app: web::Data<AppState>) -> HttpResponse {
+    match &app.privacy {
+        Privacy::File(html) => pages::html_answer(StatusCode::OK, FILE_POLICY, html.clone()),
+        Privacy::Written { store } => {
+            // Any other parameter is ignored: a policy link may carry what it likes.
+            let chosen = url::form_urlencoded::parse(req.query_string().as_bytes())
+                .find_map(|(name, value)| (name == "lang").then_some(value));
+            let t = pages::language(&req, chosen.as_deref());
+            let retention = &app.memory.rules().retention;
+            let page = PrivacyPage::new(t, *store, retention, app.oauth.is_some());
+            pages::page(StatusCode::OK, &page, &[])
+        }
+    }
+}
