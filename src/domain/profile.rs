@@ -52,19 +52,21 @@ impl ProfileDraft {
         })
     }
 
-    /// The version this draft becomes after `newest` (the highest number held, 0 for none).
-    pub fn numbered(&self, newest: u64) -> Profile {
-        Profile {
-            profile: self.text.clone(),
-            version: newest + 1,
-            updated_at: self.updated_at.clone(),
+    /// What this draft makes of a profile whose newest version is `newest`: the version after
+    /// it, to store; or, when the draft may not replace the current version (the newest, unless
+    /// written before `not_before`), a conflict with that one.
+    pub fn after(&self, newest: Option<Profile>, not_before: Option<i64>) -> ProfileWrite {
+        let number = newest.as_ref().map_or(0, |p| p.version);
+        let current = newest.filter(|p| p.written_since(not_before));
+        let expected = self.expected_version;
+        if expected.is_some_and(|expected| expected != current.as_ref().map_or(0, |p| p.version)) {
+            return ProfileWrite::Conflict(current);
         }
-    }
-
-    /// Whether the draft may replace `current` (the version a reader would see now).
-    pub fn may_replace(&self, current: Option<&Profile>) -> bool {
-        self.expected_version
-            .is_none_or(|expected| expected == current.map_or(0, |p| p.version))
+        ProfileWrite::Written(Profile {
+            profile: self.text.clone(),
+            version: number + 1,
+            updated_at: self.updated_at.clone(),
+        })
     }
 }
 
@@ -161,14 +163,31 @@ mod tests {
 
     #[test]
     fn the_expected_version_decides_what_a_draft_may_replace() {
-        let current = draft(None).numbered(3);
-        assert_eq!(current.version, 4);
-        assert!(draft(None).may_replace(Some(&current)));
-        assert!(draft(Some("4")).may_replace(Some(&current)));
-        assert!(!draft(Some("3")).may_replace(Some(&current)));
-        assert!(draft(Some("0")).may_replace(None));
-        assert!(!draft(Some("0")).may_replace(Some(&current)));
-        assert!(!draft(Some("1")).may_replace(None));
+        let written = |write: ProfileWrite| match write {
+            ProfileWrite::Written(p) => p,
+            conflict => panic!("{conflict:?}"),
+        };
+        let current = written(draft(None).after(None, None));
+        assert_eq!(current.version, 1);
+        let current = written(draft(None).after(Some(current), None));
+        assert_eq!(current.version, 2);
+        assert_eq!(
+            written(draft(Some("2")).after(Some(current.clone()), None)).version,
+            3
+        );
+        for stale in ["0", "1", "3"] {
+            assert_eq!(
+                draft(Some(stale)).after(Some(current.clone()), None),
+                ProfileWrite::Conflict(Some(current.clone()))
+            );
+        }
+        assert_eq!(
+            draft(Some("1")).after(None, None),
+            ProfileWrite::Conflict(None)
+        );
+        // A version past its age is no reader's: 0 expects it gone, and numbers go on after it.
+        let after_aged = draft(Some("0")).after(Some(current.clone()), Some(i64::MAX));
+        assert_eq!(written(after_aged).version, 3);
     }
 
     #[test]

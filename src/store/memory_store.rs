@@ -100,9 +100,9 @@ pub trait MemoryStore: Send + Sync {
         not_before: Option<i64>,
     ) -> Result<Option<Profile>, StoreError>;
 
-    /// Stores `draft` as the profile's next version, unless the draft may not
-    /// [replace](ProfileDraft::may_replace) the current one (the newest within `retention`'s
-    /// age): then answers that one and stores nothing. Keeps the newest
+    /// Stores `draft` as the profile's next version, unless the draft may not replace the
+    /// current one (see [`ProfileDraft::after`]; the newest within `retention`'s age): then
+    /// answers that one and stores nothing. Keeps the newest
     /// [`KEPT_PROFILE_VERSIONS`](crate::domain::KEPT_PROFILE_VERSIONS), and none past their
     /// age. Of concurrent rewrites expecting one version, one lands.
     async fn write_profile(

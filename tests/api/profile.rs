@@ -31,6 +31,11 @@ async fn read(fresh: &Fresh) -> Value {
     ok_json(profile(fresh, &[]).await).await
 }
 
+/// The 200 answer to `request`.
+async fn answered(request: reqwest::RequestBuilder) -> Value {
+    ok_json(request.send().await.unwrap()).await
+}
+
 async fn the_profile_is_rewritten_read_by_version_and_guarded_by_its_version(store: StoreKind) {
     let fresh = spawn_fresh(store, |_| {}).await;
     assert_eq!(read(&fresh).await, json!({"status": "empty"}));
@@ -49,15 +54,7 @@ async fn the_profile_is_rewritten_read_by_version_and_guarded_by_its_version(sto
     );
     let body =
         json!({"mode": "profile", "profile": "Rust を書く。敬語は不要", "expected_version": 1});
-    let second = ok_json(
-        fresh
-            .app
-            .post(Some(&fresh.token), &body)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let second = answered(fresh.app.post(Some(&fresh.token), &body)).await;
     assert_eq!(second["version"], 2);
 
     let current = read(&fresh).await;
@@ -191,27 +188,11 @@ async fn a_first_page_carries_the_profile_first_within_the_budget(store: StoreKi
     // Only the first page of an unfiltered load carries it.
     for filter in [("thread_id", thread), ("since", "2000-01-01"), ("q", "要")] {
         let query = [("mode", "load"), filter];
-        let narrowed = ok_json(
-            fresh
-                .app
-                .get(Some(&fresh.token), &query)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let narrowed = answered(fresh.app.get(Some(&fresh.token), &query)).await;
         assert!(narrowed.get("profile").is_none(), "{filter:?}: {narrowed}");
     }
     let query = [("mode", "load"), ("limit", "1")];
-    let limited = ok_json(
-        fresh
-            .app
-            .get(Some(&fresh.token), &query)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let limited = answered(fresh.app.get(Some(&fresh.token), &query)).await;
     assert_eq!(
         limited["profile"]["version"], 1,
         "a limit is no filter: {limited}"

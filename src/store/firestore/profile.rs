@@ -77,13 +77,10 @@ impl FirestoreStore {
             }
             let newest = self.newest_version(ns).await?;
             let newest = newest.as_ref().map(profile).transpose()?;
-            let current = newest
-                .as_ref()
-                .filter(|p| p.written_since(retention.cutoff()));
-            if !draft.may_replace(current) {
-                return Ok(ProfileWrite::Conflict(current.cloned()));
-            }
-            let written = draft.numbered(newest.map_or(0, |p| p.version));
+            let written = match draft.after(newest, retention.cutoff()) {
+                ProfileWrite::Written(written) => written,
+                conflict => return Ok(conflict),
+            };
             let mut create = set_write(
                 &self.version_path(ns, written.version),
                 fields(&written, expire_at),

@@ -46,13 +46,10 @@ pub fn write(
 ) -> rusqlite::Result<ProfileWrite> {
     let tx = conn.transaction()?;
     let newest = read(&tx, ns, None, None)?;
-    let current = newest
-        .as_ref()
-        .filter(|p| p.written_since(retention.cutoff()));
-    if !draft.may_replace(current) {
-        return Ok(ProfileWrite::Conflict(current.cloned()));
-    }
-    let written = draft.numbered(newest.map_or(0, |p| p.version));
+    let written = match draft.after(newest, retention.cutoff()) {
+        ProfileWrite::Written(written) => written,
+        conflict => return Ok(conflict),
+    };
     insert(&tx, ns, &written)?;
     keep_newest(&tx, ns)?;
     tx.commit()?;
