@@ -1,4 +1,4 @@
-//! `/forget`: the GPT forgets a thread, or one summary of it, when the user asks.
+//! `/forget`: the GPT forgets a thread, one summary of it, or the profile, when the user asks.
 
 use actix_web::{HttpResponse, web};
 use serde::Deserialize;
@@ -37,18 +37,19 @@ pub struct ForgetParams {
     pub profile: Option<String>,
 }
 
-/// `GET /forget?thread_id=…[&timestamp=…]`: deletes for good, so ChatGPT asks the user first.
+/// `GET /forget?thread_id=…[&timestamp=…]` or `GET /forget?profile=true`: deletes for good, so
+/// ChatGPT asks the user first.
 #[utoipa::path(
     get,
     path = "/forget",
     tag = "memory",
     operation_id = "forgetMemory",
-    summary = "Forget a saved thread, or one summary of it",
+    summary = "Forget a saved thread, one summary of it, or the profile",
     description = "Deletes for good the thread thread_id, or with timestamp only the summary saved at that time, or with profile=true the user's profile. Only when the user asks to forget something: first tell them exactly what will be forgotten and get their confirmation.",
     params(ForgetParams),
     responses(
         (status = 200, description = "Forgotten", body = ForgetAnswer),
-        (status = 404, description = "Nothing matched: no such thread, or no summary saved at that timestamp", body = ErrorBody),
+        (status = 404, description = "Nothing matched: no such thread, no summary saved at that timestamp, or no profile", body = ErrorBody),
         GptErrors,
     ),
     security(("bearer" = [])),
