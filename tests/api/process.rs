@@ -140,7 +140,7 @@ async fn sigterm_stops_the_server_cleanly() {
 }
 
 /// On Cloud Run: listens on every interface, logs in Cloud Logging's shape with the trace,
-/// and never logs a token or a summary.
+/// and never logs a token, a summary or a profile.
 #[tokio::test]
 async fn cloud_run_logs_are_structured_and_hold_no_secrets() {
     let dir = tempfile::tempdir().unwrap();
@@ -168,6 +168,22 @@ async fn cloud_run_logs_are_structured_and_hold_no_secrets() {
         .await
         .unwrap();
     assert_eq!(response.status(), 200);
+    // A profile rewrite, then the same again from a stale version: refused with the profile.
+    let profile = "unforgettable-secret-profile";
+    for status in [200, 409] {
+        let rewrite = reqwest::Client::new()
+            .get(server.base())
+            .bearer_auth(BARE)
+            .query(&[
+                ("mode", "profile"),
+                ("profile", profile),
+                ("expected_version", "0"),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(rewrite.status(), status);
+    }
     // An admin deletes the bare token's namespace, whose name is the token: by its label, as
     // the token itself in the URL is refused.
     let delete = |name: &str| {
@@ -217,7 +233,7 @@ async fn cloud_run_logs_are_structured_and_hold_no_secrets() {
         "/admin/namespaces/{name}"
     );
     for line in &log {
-        for secret in [BARE, ALICE, ADMIN, summary] {
+        for secret in [BARE, ALICE, ADMIN, summary, profile] {
             assert!(!line.contains(secret), "secret in log: {line}");
         }
     }
