@@ -1,5 +1,6 @@
 //! The request log: one line per request, never a query string, a token or a summary.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use actix_web::body::MessageBody;
@@ -8,6 +9,7 @@ use actix_web::middleware::Next;
 use actix_web::{HttpMessage, web};
 
 use crate::domain::Namespace;
+use crate::store::Usage;
 
 /// Where the project id for trace links comes from, set once at start-up.
 #[derive(Clone, Default)]
@@ -21,7 +23,8 @@ const TRACE_ID_HEX: usize = 32;
 
 /// Logs one line per request: method, the route's pattern (`/admin/namespaces/{name}`: a bare
 /// token's namespace name is the token) and never the path a client sent nor its query (it
-/// carries summaries), status, latency, namespace label and trace.
+/// carries summaries), status, latency, namespace label, trace, and on Firestore the documents
+/// the request read and wrote.
 pub async fn request_log(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
@@ -29,7 +32,9 @@ pub async fn request_log(
     let started = Instant::now();
     let method = req.method().to_string();
     let trace = trace_field(&req);
-    let response = next.call(req).await?;
+    let usage = Arc::new(Usage::default());
+    let response = Arc::clone(&usage).scope(next.call(req)).await?;
+    let firestore = usage.firestore();
     let path = response
         .request()
         .match_pattern()
@@ -47,6 +52,8 @@ pub async fn request_log(
         httpRequest.latency = %format!("{:.6}s", started.elapsed().as_secs_f64()),
         namespace = namespace.as_deref().unwrap_or("-"),
         trace = trace.as_deref(),
+        firestore_reads = firestore.map(|(reads, _)| reads),
+        firestore_writes = firestore.map(|(_, writes)| writes),
         "{method} {path} {status}"
     );
     Ok(response)

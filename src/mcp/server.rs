@@ -20,6 +20,7 @@ use super::tools::{self, FORGET, LOAD, LOAD_PROFILE, SAVE, SAVE_PROFILE};
 use crate::domain::Namespace;
 use crate::error_code::{ErrorBody, ErrorCode};
 use crate::memory::{ForgetRequest, LoadRequest, Memory, MemoryError, ProfileRequest};
+use crate::store::Usage;
 use crate::telemetry::ErrorChain;
 
 /// Serves one request's tool calls in the namespace its credentials unlock. Made afresh for
@@ -112,18 +113,25 @@ impl ServerHandler for MemoryServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let ns = namespace(&context)?;
         let args = request.arguments.unwrap_or_default();
-        let outcome = match request.name.as_ref() {
-            SAVE => self.save(&ns, args).await,
-            LOAD => self.load(&ns, args).await,
-            FORGET => self.forget(&ns, args).await,
-            LOAD_PROFILE => self.load_profile(&ns, args).await,
-            SAVE_PROFILE => self.save_profile(&ns, args).await,
-            other => {
-                return Err(ErrorData::invalid_params(
-                    format!("No tool is named `{other}`; tools/list lists the tools."),
-                    None,
-                ));
-            }
+        let call = async {
+            Ok(match request.name.as_ref() {
+                SAVE => self.save(&ns, args).await,
+                LOAD => self.load(&ns, args).await,
+                FORGET => self.forget(&ns, args).await,
+                LOAD_PROFILE => self.load_profile(&ns, args).await,
+                SAVE_PROFILE => self.save_profile(&ns, args).await,
+                other => {
+                    return Err(ErrorData::invalid_params(
+                        format!("No tool is named `{other}`; tools/list lists the tools."),
+                        None,
+                    ));
+                }
+            })
+        };
+        // Counted into the HTTP request's store costs, which the SDK's task is outside of.
+        let outcome = match usage(&context) {
+            Some(usage) => usage.scope(call).await?,
+            None => call.await?,
         };
         Ok(match outcome {
             Ok(answer) => answer.into_result(false),
@@ -198,6 +206,15 @@ impl Answer {
         result.structured_content = Some(self.value);
         result
     }
+}
+
+/// The HTTP request's count of store costs, handed on with its parts.
+fn usage(context: &RequestContext<RoleServer>) -> Option<Arc<Usage>> {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Arc<Usage>>())
+        .cloned()
 }
 
 /// The namespace the HTTP layer authenticated, which it hands on with the request's parts.

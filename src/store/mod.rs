@@ -13,6 +13,7 @@ mod memory_store;
 mod outcome;
 mod readiness;
 mod sqlite;
+mod usage;
 
 pub use bounded::Bounded;
 pub use error::StoreError;
@@ -23,3 +24,4 @@ pub use memory_store::MemoryStore;
 pub use outcome::{Counts, Dropped, NamespaceStats, SaveOutcome};
 pub use readiness::Readiness;
 pub use sqlite::SqliteStore;
+pub use usage::Usage;

@@ -2,6 +2,7 @@
 
 mod audit;
 mod auth;
+mod costs;
 #[path = "../common/emulator.rs"]
 mod emulator;
 mod errors;

@@ -19,6 +19,7 @@ use crate::http::error::ApiError;
 use crate::http::limits;
 use crate::http::state::AppState;
 use crate::mcp::MemoryServer;
+use crate::store::Usage;
 
 /// The SDK's transport over kioku's tools.
 pub type McpService = StreamableHttpService<MemoryServer, LocalSessionManager>;
@@ -90,6 +91,10 @@ async fn mcp(
         .body(Full::new(body))
         .map_err(|e| ApiError::MalformedQuery(e.to_string()))?;
     request.extensions_mut().insert(ns);
+    // The SDK runs the tool in a task of its own, beyond the request's count of store costs.
+    if let Some(usage) = Usage::current() {
+        request.extensions_mut().insert(usage);
+    }
     let response = service.handle(request).await;
     let (parts, body) = response.into_parts();
     let mut answer = HttpResponse::build(

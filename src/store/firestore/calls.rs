@@ -14,7 +14,7 @@ use super::layout::{ROOT, THREADS};
 use super::values::thread_entries;
 use super::writes::unchanged;
 use crate::domain::{Filter, Located, Namespace};
-use crate::store::StoreError;
+use crate::store::{StoreError, usage};
 
 /// Tries at a read-then-write change before giving up on a thread that keeps changing; with
 /// the waits between them, well within the store's time limit.
@@ -35,6 +35,7 @@ impl FirestoreStore {
             .parent(self.threads_path(ns))
             .query()
             .await
+            .map(counted)
             .map_err(|e| unavailable("listing a namespace's threads failed", e))
     }
 
@@ -54,6 +55,7 @@ impl FirestoreStore {
             .all_descendants()
             .query()
             .await
+            .map(counted)
             .map_err(|e| unavailable("listing every namespace failed", e))?;
         let root = format!("{}/{ROOT}/", self.db.get_documents_path());
         Ok(documents
@@ -73,7 +75,10 @@ impl FirestoreStore {
             name: name.to_owned(),
             ..GetDocumentRequest::default()
         };
-        match self.db.client().get().get_document(request).await {
+        // Billed one read whether the document exists or not.
+        usage::read(1);
+        let mut client = self.db.client().get();
+        match self.within_time(client.get_document(request)).await {
             Ok(response) => Ok(Some(response.into_inner())),
             Err(status) if status.code() == Code::NotFound => Ok(None),
             Err(status) => Err(unavailable("reading a document failed", status)),
@@ -86,8 +91,25 @@ impl FirestoreStore {
             writes,
             ..CommitRequest::default()
         };
-        self.db.client().get().commit(request).await?;
+        let writes = request.writes.len() as u64;
+        let mut client = self.db.client().get();
+        self.within_time(client.commit(request)).await?;
+        usage::wrote(writes);
         Ok(())
+    }
+
+    /// A request kioku makes itself, held to the time limit the crate holds its own to.
+    async fn within_time<T>(
+        &self,
+        call: impl Future<Output = Result<T, Status>>,
+    ) -> Result<T, Status> {
+        tokio::time::timeout(self.request_timeout, call)
+            .await
+            .unwrap_or_else(|_| {
+                Err(Status::deadline_exceeded(
+                    "Firestore did not answer in time",
+                ))
+            })
     }
 
     /// Reads the document `name`, lets `plan` choose a write from what it holds, and commits
@@ -134,6 +156,7 @@ impl FirestoreStore {
                 .parent(self.threads_path(ns))
                 .one(thread.as_str())
                 .await
+                .inspect(|_| usage::read(1))
                 .map_err(|e| unavailable("reading a thread failed", e))?
                 .into_iter()
                 .collect(),
@@ -145,6 +168,13 @@ impl FirestoreStore {
             .filter(|item| filter.admits(item))
             .collect())
     }
+}
+
+/// The documents a query answered, counted as Firestore bills them: a read each, and one for a
+/// query that answered none.
+pub(super) fn counted(documents: Vec<Document>) -> Vec<Document> {
+    usage::read(documents.len().max(1) as u64);
+    documents
 }
 
 /// How long to wait before try `attempt` (from 1) of a change that lost a race: a random

@@ -12,6 +12,7 @@ use firestore::select_filter_builder::FirestoreQueryFilterBuilder;
 use firestore::{FirestoreQueryFilter, FirestoreValue};
 
 use super::FirestoreStore;
+use super::calls::counted;
 use super::failure::{commit_error, lost_race, unavailable};
 use super::layout::{
     CLIENTS, CREDENTIALS, EXPIRES_AT, GRANT_ID, GRANTS, MAX_WRITES_PER_COMMIT, NAMESPACE, USED,
@@ -188,6 +189,7 @@ impl FirestoreStore {
             .filter(filter)
             .query()
             .await
+            .map(counted)
             .map_err(|e| unavailable(context, e))
     }
 

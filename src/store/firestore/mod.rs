@@ -27,6 +27,8 @@ use layout::{ROOT, THREADS};
 #[derive(Clone)]
 pub struct FirestoreStore {
     db: FirestoreDb,
+    /// How long one request to Firestore may take, the crate's and kioku's own alike.
+    request_timeout: Duration,
 }
 
 impl FirestoreStore {
@@ -52,7 +54,10 @@ impl FirestoreStore {
             .await
             .map_err(|_| StoreError::Timeout(request_timeout.as_secs()))?
             .map_err(|e| unavailable("connecting to Firestore failed", e))?;
-        Ok(Self { db })
+        Ok(Self {
+            db,
+            request_timeout,
+        })
     }
 
     pub(super) fn threads_path(&self, ns: &Namespace) -> String {

@@ -9,7 +9,7 @@ use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, value::Value
 use firestore::gcloud_sdk::prost_types::Timestamp;
 
 use super::FirestoreStore;
-use super::calls::{ATTEMPTS, backoff};
+use super::calls::{ATTEMPTS, backoff, counted};
 use super::failure::{commit_error, lost_race, unavailable};
 use super::layout::{EXPIRE_AT, MAX_WRITES_PER_COMMIT, PROFILE_VERSIONS, VERSION};
 use super::values::{string_value, timestamp};
@@ -55,6 +55,7 @@ impl FirestoreStore {
             .limit(1)
             .query()
             .await
+            .map(counted)
             .map_err(|e| unavailable("reading a profile failed", e))?;
         Ok(newest.into_iter().next())
     }
@@ -164,6 +165,7 @@ impl FirestoreStore {
             .parent(self.threads_path(ns))
             .query()
             .await
+            .map(counted)
             .map_err(|e| unavailable("listing a profile's versions failed", e))
     }
 

@@ -6,13 +6,14 @@ use firestore::gcloud_sdk::prost_types::Timestamp;
 use serde::Deserialize;
 
 use super::FirestoreStore;
+use super::calls::counted;
 use super::failure::{commit_error, lost_race, unavailable};
 use super::layout::{THREADS, UPDATED_AT};
 use super::size::keep;
 use super::values::saved_at;
 use super::writes::{delete_write, entries_write, server_time, unchanged};
 use crate::domain::{Entry, Namespace, Retention};
-use crate::store::{Dropped, StoreError};
+use crate::store::{Dropped, StoreError, usage};
 
 #[derive(Deserialize)]
 struct Count {
@@ -60,6 +61,7 @@ impl FirestoreStore {
             .parent(self.threads_path(ns))
             .query()
             .await
+            .map(counted)
             .map_err(|e| unavailable("listing a namespace's threads failed", e))?;
         documents.sort_by_cached_key(|doc| (saved_at(doc), doc.name.clone()));
         let mut dropped = 0;
@@ -91,6 +93,9 @@ impl FirestoreStore {
             .query()
             .await
             .map_err(|e| unavailable("counting a namespace's threads failed", e))?;
-        Ok(counts.first().map_or(0, |c| c.count))
+        let count = counts.first().map_or(0, |c| c.count);
+        // An aggregation is billed a read per 1,000 index entries it counts, at least one.
+        usage::read(count.div_ceil(1_000).max(1));
+        Ok(count)
     }
 }
