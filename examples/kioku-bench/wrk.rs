@@ -5,14 +5,16 @@ use std::process::Command;
 use serde::Deserialize;
 
 /// Loads; or saves spread over 1,000 threads when KIOKU_BENCH_SUMMARY holds a URL-encoded
-/// summary; or MCP calls when KIOKU_BENCH_MCP holds a JSON-RPC body. `done` prints the figures
-/// as one JSON line.
+/// summary, numbered so that no save repeats the one before it (a repeat stores nothing); or
+/// MCP calls when KIOKU_BENCH_MCP holds a JSON-RPC body. `done` prints the figures as one JSON
+/// line.
 const SCRIPT: &str = r#"
 local summary = os.getenv("KIOKU_BENCH_SUMMARY")
 local mcp = os.getenv("KIOKU_BENCH_MCP")
 request = function()
   if summary then
-    return wrk.format(nil, "/?mode=save&thread_id=w" .. math.random(1000) .. "&summary=" .. summary)
+    saves = (saves or 0) + 1
+    return wrk.format(nil, "/?mode=save&thread_id=w" .. math.random(1000) .. "&summary=" .. summary .. "%20" .. saves)
   end
   if mcp then
     -- Headers given to wrk.format replace wrk's own (Host, and Authorization from the

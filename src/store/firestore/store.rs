@@ -9,7 +9,9 @@ use firestore::gcloud_sdk::google::firestore::v1::Value;
 use super::FirestoreStore;
 use super::failure::{commit_error, unavailable};
 use super::layout::{PROFILE_VERSIONS, THREADS};
-use super::values::{entry_value, entry_values, thread_entries, timestamp, value_micros};
+use super::values::{
+    entry_value, entry_values, newest_entry, thread_entries, timestamp, value_micros,
+};
 use super::writes::{append_write, delete_write, entries_write};
 use crate::domain::{
     Entry, Filter, Located, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
@@ -19,11 +21,11 @@ use crate::store::{Counts, Dropped, MemoryStore, NamespaceStats, SaveOutcome, St
 
 #[async_trait]
 impl MemoryStore for FirestoreStore {
-    /// Reads the thread, to answer a repeated save with the entry it repeats and to tell a new
-    /// thread; then appends `entry` with one atomic commit, unless the thread has to be looked
-    /// at again: a cap on its entries, or a first try that would have passed the size limit.
-    /// Then enforces the thread cap. Two identical saves at once may both land: a repeat is a
-    /// retry, which comes after the save it repeats.
+    /// Reads the thread (to answer a repeated save with the entry it repeats, and to tell a new
+    /// thread) and counts the namespace's threads, at once; then appends `entry` with one atomic
+    /// commit, unless the thread has to be looked at again: a cap on its entries, or a first try
+    /// that would have passed the size limit. Then enforces the thread cap. Two identical saves
+    /// at once may both land: a repeat is a retry, which comes after the save it repeats.
     async fn save(
         &self,
         ns: &Namespace,
@@ -32,14 +34,12 @@ impl MemoryStore for FirestoreStore {
         retention: &Retention,
     ) -> Result<SaveOutcome, StoreError> {
         let name = self.thread_path(ns, thread);
-        let current = self.get(&name).await?;
-        let newest = current
-            .as_ref()
-            .and_then(|doc| thread_entries(doc).pop())
-            .map(|item| item.entry);
+        let (current, counted) = tokio::join!(self.get(&name), self.thread_count(ns));
+        let (current, counted) = (current?, counted?);
+        let newest = current.as_ref().and_then(newest_entry);
         if let Some(newest) = newest.filter(|newest| entry.repeats(newest)) {
             return Ok(SaveOutcome {
-                thread_count: self.thread_count(ns).await?,
+                thread_count: counted,
                 repeat_of: Some(newest),
                 ..SaveOutcome::default()
             });
@@ -63,7 +63,9 @@ impl MemoryStore for FirestoreStore {
                 },
             }
         };
-        let mut thread_count = self.thread_count(ns).await?;
+        // Counted before the save: a thread it created is one more.
+        let new_thread = current.is_none();
+        let mut thread_count = counted + u64::from(new_thread);
         if let Some(max) = retention.max_threads {
             dropped.threads = self
                 .drop_least_recent(ns, thread_count, max.get().into())
@@ -73,7 +75,7 @@ impl MemoryStore for FirestoreStore {
         Ok(SaveOutcome {
             dropped,
             thread_count,
-            new_thread: current.is_none(),
+            new_thread,
             repeat_of: None,
         })
     }

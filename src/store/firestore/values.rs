@@ -74,6 +74,14 @@ pub fn thread_entries(doc: &Document) -> Vec<Located> {
         .collect()
 }
 
+/// The entry saved to the thread last: the array's last readable element, read alone.
+pub fn newest_entry(doc: &Document) -> Option<Entry> {
+    match doc.fields.get(ENTRIES)?.value_type.as_ref()? {
+        ValueType::ArrayValue(array) => array.values.iter().rev().find_map(entry),
+        _ => None,
+    }
+}
+
 fn entry(value: &Value) -> Option<Entry> {
     let Some(ValueType::MapValue(map)) = &value.value_type else {
         return None;
