@@ -7,7 +7,7 @@ use std::io::{self, BufRead, Write};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{Entry, Namespace, Profile, ProfileDraft, Summary, ThreadId, ValidationError};
+use crate::domain::{Entry, Namespace, Profile, Summary, ThreadId, ValidationError, check_profile};
 use crate::store::{MemoryStore, StoreError};
 
 /// One line: a thread, its namespace, and its entries in the order they were saved.
@@ -33,14 +33,6 @@ pub struct Exported {
     pub threads: u64,
     pub entries: u64,
     pub profile_versions: u64,
-}
-
-impl Exported {
-    pub const NOTHING: Self = Self {
-        threads: 0,
-        entries: 0,
-        profile_versions: 0,
-    };
 }
 
 /// The longest texts an import takes, as a save and a profile rewrite take them.
@@ -179,7 +171,7 @@ impl ImportReport {
 const MAX_CLOCK_SKEW: TimeDelta = TimeDelta::minutes(5);
 
 /// Reads an export from `input` into `store`, holding every field to the API's rules (a
-/// summary to [`Summary::parse`], a profile to [`ProfileDraft::parse`], within `limits`). A bad
+/// summary to [`Summary::parse`], a profile to [`check_profile`], within `limits`). A bad
 /// line is reported to `on_bad` and skipped; only a store failure stops the import (run it
 /// again: lines already imported change nothing). `on_line` hears how many bytes each line took.
 pub async fn import(
@@ -292,8 +284,7 @@ fn checked_version(
     now: DateTime<Utc>,
 ) -> Result<Profile, String> {
     let fail = |reason: String| format!("profile version {}: {reason}", version.version);
-    ProfileDraft::parse(&version.profile, None, max_chars, chrono_tz::UTC)
-        .map_err(|e| fail(e.to_string()))?;
+    check_profile(&version.profile, max_chars).map_err(|e| fail(e.to_string()))?;
     if version.version == 0 {
         return Err(fail("versions are numbered from 1.".into()));
     }

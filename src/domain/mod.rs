@@ -27,7 +27,9 @@ pub use lookup::Lookup;
 pub use mode::Mode;
 pub use namespace::Namespace;
 pub use page::{Omitted, Page, PageBuilder};
-pub use profile::{KEPT_PROFILE_VERSIONS, Profile, ProfileDraft, ProfileWrite, parse_version};
+pub use profile::{
+    KEPT_PROFILE_VERSIONS, Profile, ProfileDraft, ProfileWrite, check_profile, parse_version,
+};
 pub use query::{MAX_QUERY_CHARS, MAX_QUERY_WORDS, Query, fold};
 pub use retention::Retention;
 pub use search::{Found, Results, SearchCursor, search};

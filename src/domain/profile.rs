@@ -44,7 +44,7 @@ impl ProfileDraft {
         max_chars: usize,
         zone: Tz,
     ) -> Result<Self, ValidationError> {
-        check_text(text, TextField::Profile, max_chars)?;
+        check_profile(text, max_chars)?;
         Ok(Self {
             text: text.to_owned(),
             updated_at: now_stamp(zone),
@@ -68,6 +68,11 @@ impl ProfileDraft {
             updated_at: self.updated_at.clone(),
         })
     }
+}
+
+/// Checks `text` as a profile's: the rules of every stored text, within `max_chars`.
+pub fn check_profile(text: &str, max_chars: usize) -> Result<(), ValidationError> {
+    check_text(text, TextField::Profile, max_chars)
 }
 
 /// What writing a profile did.

@@ -44,9 +44,10 @@ impl Memory {
         let budget = self.rules.load_budget_chars;
         Ok(match lookup.not_before(self.rules.retention.cutoff()) {
             Lookup::Page(filter) => {
-                let profile = match unfiltered {
-                    true => self.current_profile(ns).await?,
-                    false => None,
+                let profile = if unfiltered {
+                    self.current_profile(ns).await?
+                } else {
+                    None
                 };
                 let (profile, profile_chars) = profile
                     .and_then(|p| p.within(budget))

@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Process, ok_json};
-use crate::original::{PROJECT, emulator_host};
+use crate::helpers::{Process, ok_json, on_firestore};
+use crate::original::emulator_host;
 
 /// `(reads, writes)` of each request line, in order, with its method and route.
 fn costs(log: &[String]) -> Vec<(String, Option<u64>, Option<u64>)> {
@@ -33,13 +33,7 @@ async fn each_request_line_carries_the_documents_it_read_and_wrote() {
     let token = format!("tok-{id}-0123456789abcdef");
     let tokens = format!("ns-{id}:{token}");
     let host = emulator_host();
-    let env = [
-        ("API_TOKENS", tokens.as_str()),
-        ("KIOKU_STORE", "firestore"),
-        ("GOOGLE_CLOUD_PROJECT", PROJECT),
-        ("FIRESTORE_EMULATOR_HOST", host.as_str()),
-    ];
-    let server = Process::start(dir.path(), &env).unwrap();
+    let server = Process::start(dir.path(), &on_firestore(&tokens, &host)).unwrap();
     let app = server.app();
     for thread in ["a", "b", "c"] {
         app.save(&token, Some(thread), "要約").await;

@@ -8,7 +8,9 @@ use kioku::domain::{Entry, Namespace};
 use serde_json::{Value, json};
 
 use crate::emulator::Emulator;
-use crate::helpers::{ALICE, Process, TestApp, api_tokens, error_json, ok_json, spawn_app_with};
+use crate::helpers::{
+    ALICE, Process, TestApp, api_tokens, error_json, ok_json, on_firestore, spawn_app_with,
+};
 use crate::original::{PROJECT, emulator_host, raw_db, write_as_original};
 
 /// A bare token no test uses, as long as kioku requires.
@@ -159,13 +161,7 @@ async fn an_outage_answers_503_promptly_and_heals_without_restart() {
     let dir = tempfile::tempdir().unwrap();
     let tokens = api_tokens();
     let host = emulator.host();
-    let env = [
-        ("API_TOKENS", tokens.as_str()),
-        ("KIOKU_STORE", "firestore"),
-        ("GOOGLE_CLOUD_PROJECT", PROJECT),
-        ("FIRESTORE_EMULATOR_HOST", host.as_str()),
-    ];
-    let server = Process::start(dir.path(), &env).unwrap();
+    let server = Process::start(dir.path(), &on_firestore(&tokens, &host)).unwrap();
     let client = reqwest::Client::new();
     let save = |summary: &'static str| {
         client
@@ -223,13 +219,8 @@ async fn readiness_asks_the_store_at_most_every_few_seconds() {
     let emulator = Emulator::start(0, Stdio::inherit());
     let host = emulator.host();
     let tokens = api_tokens();
-    let env = [
-        ("API_TOKENS", tokens.as_str()),
-        ("KIOKU_STORE", "firestore"),
-        ("GOOGLE_CLOUD_PROJECT", PROJECT),
-        ("FIRESTORE_EMULATOR_HOST", host.as_str()),
-        ("KIOKU_STORE_TIMEOUT_SECS", "2"),
-    ];
+    let mut env = on_firestore(&tokens, &host).to_vec();
+    env.push(("KIOKU_STORE_TIMEOUT_SECS", "2"));
     let dir = tempfile::tempdir().unwrap();
     let server = Process::start(dir.path(), &env).unwrap();
     let readyz = || {

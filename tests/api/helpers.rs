@@ -227,6 +227,16 @@ pub struct Process {
     readers: Vec<JoinHandle<()>>,
 }
 
+/// The environment of a process on the Firestore emulator at `host`, with `tokens`.
+pub fn on_firestore<'a>(tokens: &'a str, host: &'a str) -> [(&'static str, &'a str); 4] {
+    [
+        ("API_TOKENS", tokens),
+        ("KIOKU_STORE", "firestore"),
+        ("GOOGLE_CLOUD_PROJECT", crate::original::PROJECT),
+        ("FIRESTORE_EMULATOR_HOST", host),
+    ]
+}
+
 impl Process {
     /// Starts the binary with only `env` in its environment and waits for its "listening"
     /// line. Returns the exit status and every line instead if it stops before listening.

@@ -91,7 +91,9 @@ pub async fn export(
     };
     let mut body = Vec::new();
     let written = transfer::export(app.store.as_ref(), &namespaces, &mut body).await?;
-    if let (Some(ns), Exported::NOTHING) = (&named, written) {
+    if let Some(ns) = &named
+        && written == Exported::default()
+    {
         return Err(ApiError::UnknownNamespace(ns.label().to_owned()));
     }
     tracing::info!(

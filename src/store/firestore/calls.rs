@@ -10,15 +10,15 @@ use firestore::gcloud_sdk::tonic::{Code, Status};
 
 use super::FirestoreStore;
 use super::failure::{commit_error, lost_race, unavailable};
-use super::layout::{ROOT, THREADS};
+use super::layout::{MAX_WRITES_PER_COMMIT, ROOT, THREADS};
 use super::values::thread_entries;
-use super::writes::unchanged;
+use super::writes::{delete_write, unchanged};
 use crate::domain::{Filter, Located, Namespace};
 use crate::store::{StoreError, usage};
 
 /// Tries at a read-then-write change before giving up on a thread that keeps changing; with
 /// the waits between them, well within the store's time limit.
-pub(super) const ATTEMPTS: u32 = 12;
+const ATTEMPTS: u32 = 12;
 /// The longest wait between two tries.
 const MAX_BACKOFF: Duration = Duration::from_millis(200);
 
@@ -62,10 +62,11 @@ impl FirestoreStore {
             .into_iter()
             .filter_map(|doc| {
                 let path = doc.name.strip_prefix(&root)?;
-                match path.split('/').collect::<Vec<_>>()[..] {
-                    [name, of, _] if of == collection => Some((name.to_owned(), doc.clone())),
-                    _ => None,
-                }
+                let name = match path.split('/').collect::<Vec<_>>()[..] {
+                    [name, of, _] if of == collection => name.to_owned(),
+                    _ => return None,
+                };
+                Some((name, doc))
             })
             .collect())
     }
@@ -120,10 +121,8 @@ impl FirestoreStore {
         name: &str,
         mut plan: impl FnMut(Option<&Document>) -> Result<(Option<Write>, T), StoreError>,
     ) -> Result<T, StoreError> {
-        for attempt in 0..ATTEMPTS {
-            if attempt > 0 {
-                tokio::time::sleep(backoff(attempt)).await;
-            }
+        let mut tries = Tries::default();
+        while tries.next().await {
             let current = self.get(name).await?;
             let (write, outcome) = plan(current.as_ref())?;
             let Some(write) = write else {
@@ -133,13 +132,34 @@ impl FirestoreStore {
                 current_document: Some(unchanged(current.as_ref())),
                 ..write
             };
-            match self.commit(vec![write]).await {
-                Ok(()) => return Ok(outcome),
-                Err(status) if lost_race(&status) => continue,
-                Err(status) => return Err(commit_error(status)),
+            if let Some(outcome) = self.commit_unless_lost(vec![write], outcome).await? {
+                return Ok(outcome);
             }
         }
         Err(StoreError::Contended)
+    }
+
+    /// Commits `writes` and answers `outcome`; `None` when a precondition failed because
+    /// another writer came first.
+    pub(super) async fn commit_unless_lost<T>(
+        &self,
+        writes: Vec<Write>,
+        outcome: T,
+    ) -> Result<Option<T>, StoreError> {
+        match self.commit(writes).await {
+            Ok(()) => Ok(Some(outcome)),
+            Err(status) if lost_race(&status) => Ok(None),
+            Err(status) => Err(commit_error(status)),
+        }
+    }
+
+    /// Deletes the documents `names`, as many to a commit as Firestore takes.
+    pub(super) async fn delete_all(&self, names: &[String]) -> Result<(), StoreError> {
+        for chunk in names.chunks(MAX_WRITES_PER_COMMIT) {
+            let writes = chunk.iter().map(|name| delete_write(name)).collect();
+            self.commit(writes).await.map_err(commit_error)?;
+        }
+        Ok(())
     }
 
     /// Every entry `filter` admits. Firestore cannot filter or order inside an array, so the
@@ -177,10 +197,30 @@ pub(super) fn counted(documents: Vec<Document>) -> Vec<Document> {
     documents
 }
 
+/// The tries of a write that may lose a race to another writer: each after the first waits a
+/// little longer, so that writers who collided spread out; they end, well within the store's
+/// time limit, on a document that keeps changing.
+#[derive(Default)]
+pub(super) struct Tries(u32);
+
+impl Tries {
+    /// Waits for the next try; `false` when none is left.
+    pub(super) async fn next(&mut self) -> bool {
+        if self.0 >= ATTEMPTS {
+            return false;
+        }
+        if self.0 > 0 {
+            tokio::time::sleep(backoff(self.0)).await;
+        }
+        self.0 += 1;
+        true
+    }
+}
+
 /// How long to wait before try `attempt` (from 1) of a change that lost a race: a random
 /// share of an exponentially growing ceiling ("full jitter"), so that writers who collided
 /// spread out instead of colliding again.
-pub(super) fn backoff(attempt: u32) -> Duration {
+fn backoff(attempt: u32) -> Duration {
     let ceiling = Duration::from_millis(5)
         .saturating_mul(1 << attempt.min(16))
         .min(MAX_BACKOFF);

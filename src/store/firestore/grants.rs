@@ -21,7 +21,7 @@ use super::records::{
     Fields, boolean, client, client_fields, credential, credential_fields, grant, grant_fields,
     time_value,
 };
-use super::writes::{delete_write, exists, set_write, unchanged, update};
+use super::writes::{create_write, delete_write, exists, set_write, unchanged, update};
 use crate::store::{Client, Credential, Grant, GrantStore, Redeemed, StoreError};
 
 #[async_trait]
@@ -196,10 +196,7 @@ impl FirestoreStore {
     /// Creates the credential's document under `grant_id`: a credential is never replaced.
     fn credential_create(&self, credential: &Credential, grant_id: Option<&str>) -> Write {
         let path = self.record_path(CREDENTIALS, &credential.digest);
-        Write {
-            current_document: Some(exists(false)),
-            ..set_write(&path, credential_fields(credential, grant_id))
-        }
+        create_write(&path, credential_fields(credential, grant_id))
     }
 
     /// Deletes the documents still as read, 500 to a commit; returns how many went. One that

@@ -4,16 +4,15 @@
 
 use std::collections::HashMap;
 
-use chrono::{TimeDelta, Utc};
 use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, value::ValueType};
 use firestore::gcloud_sdk::prost_types::Timestamp;
 
 use super::FirestoreStore;
-use super::calls::{ATTEMPTS, backoff, counted};
-use super::failure::{commit_error, lost_race, unavailable};
-use super::layout::{EXPIRE_AT, MAX_WRITES_PER_COMMIT, PROFILE_VERSIONS, VERSION};
-use super::values::{string_value, timestamp};
-use super::writes::{delete_write, exists, set_write};
+use super::calls::{Tries, counted};
+use super::failure::unavailable;
+use super::layout::{EXPIRE_AT, PROFILE_VERSIONS, VERSION};
+use super::values::{expiry, string_value};
+use super::writes::{create_write, delete_write};
 use crate::domain::{
     KEPT_PROFILE_VERSIONS, Namespace, Profile, ProfileDraft, ProfileWrite, Retention,
 };
@@ -69,32 +68,23 @@ impl FirestoreStore {
         draft: &ProfileDraft,
         retention: &Retention,
     ) -> Result<ProfileWrite, StoreError> {
-        let expire_at = retention
-            .max_age_days
-            .map(|days| timestamp(Utc::now() + TimeDelta::days(days.get().into())));
-        for attempt in 0..ATTEMPTS {
-            if attempt > 0 {
-                tokio::time::sleep(backoff(attempt)).await;
-            }
+        let expire_at = expiry(retention);
+        let mut tries = Tries::default();
+        while tries.next().await {
             let newest = self.newest_version(ns).await?;
             let newest = newest.as_ref().map(profile).transpose()?;
             let written = match draft.after(newest, retention.cutoff()) {
                 ProfileWrite::Written(written) => written,
                 conflict => return Ok(conflict),
             };
-            let mut create = set_write(
-                &self.version_path(ns, written.version),
-                fields(&written, expire_at),
-            );
-            create.current_document = Some(exists(false));
-            let mut writes = vec![create];
+            let path = self.version_path(ns, written.version);
+            let mut writes = vec![create_write(&path, fields(&written, expire_at))];
             if let Some(gone) = written.version.checked_sub(KEPT_PROFILE_VERSIONS) {
                 writes.push(delete_write(&self.version_path(ns, gone)));
             }
-            match self.commit(writes).await {
-                Ok(()) => return Ok(ProfileWrite::Written(written)),
-                Err(status) if lost_race(&status) => continue,
-                Err(status) => return Err(commit_error(status)),
+            let written = ProfileWrite::Written(written);
+            if let Some(written) = self.commit_unless_lost(writes, written).await? {
+                return Ok(written);
             }
         }
         Err(StoreError::Contended)
@@ -123,15 +113,11 @@ impl FirestoreStore {
     ) -> Result<u64, StoreError> {
         let mut added = 0;
         for version in versions {
-            let mut create = set_write(
-                &self.version_path(ns, version.version),
-                fields(version, None),
-            );
-            create.current_document = Some(exists(false));
-            match self.commit(vec![create]).await {
-                Ok(()) => added += 1,
-                Err(status) if lost_race(&status) => {}
-                Err(status) => return Err(commit_error(status)),
+            let path = self.version_path(ns, version.version);
+            let create = create_write(&path, fields(version, None));
+            // A version held already is not created again.
+            if self.commit_unless_lost(vec![create], ()).await?.is_some() {
+                added += 1;
             }
         }
         let held = self.profile_versions_of(ns).await?;
@@ -167,15 +153,6 @@ impl FirestoreStore {
             .await
             .map(counted)
             .map_err(|e| unavailable("listing a profile's versions failed", e))
-    }
-
-    /// Deletes the documents `names`, as many to a commit as Firestore takes.
-    pub(super) async fn delete_all(&self, names: &[String]) -> Result<(), StoreError> {
-        for chunk in names.chunks(MAX_WRITES_PER_COMMIT) {
-            let writes = chunk.iter().map(|name| delete_write(name)).collect();
-            self.commit(writes).await.map_err(commit_error)?;
-        }
-        Ok(())
     }
 }
 

@@ -3,14 +3,13 @@
 use std::collections::{BTreeMap, HashSet};
 
 use async_trait::async_trait;
-use chrono::{TimeDelta, Utc};
 use firestore::gcloud_sdk::google::firestore::v1::Value;
 
 use super::FirestoreStore;
 use super::failure::{commit_error, unavailable};
 use super::layout::{PROFILE_VERSIONS, THREADS};
 use super::values::{
-    entry_value, entry_values, newest_entry, thread_entries, timestamp, value_micros,
+    entry_value, entry_values, expiry, newest_entry, thread_entries, value_micros,
 };
 use super::writes::{append_write, delete_write, entries_write};
 use crate::domain::{
@@ -44,9 +43,7 @@ impl MemoryStore for FirestoreStore {
                 ..SaveOutcome::default()
             });
         }
-        let expire_at = retention
-            .max_age_days
-            .map(|days| timestamp(Utc::now() + TimeDelta::days(days.get().into())));
+        let expire_at = expiry(retention);
         let mut dropped = if retention.max_entries_per_thread.is_some() {
             self.append_within_limits(&name, entry, retention, expire_at)
                 .await?

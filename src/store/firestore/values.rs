@@ -1,18 +1,26 @@
 //! The original function's document layout, read and written: a thread document's `entries`
 //! array of `{summary, timestamp}` maps, and timestamps.
 
-use chrono::Utc;
+use chrono::{TimeDelta, Utc};
 use firestore::gcloud_sdk::google::firestore::v1::{Document, MapValue, Value, value::ValueType};
 use firestore::gcloud_sdk::prost_types::Timestamp;
 
 use super::layout::{ENTRIES, UPDATED_AT};
-use crate::domain::{Entry, Located, entry_micros};
+use crate::domain::{Entry, Located, Retention, entry_micros};
 
 pub fn timestamp(at: chrono::DateTime<Utc>) -> Timestamp {
     Timestamp {
         seconds: at.timestamp(),
         nanos: at.timestamp_subsec_micros() as i32 * 1_000,
     }
+}
+
+/// With `retention`'s age limit, when what is written now is past its age: the `expire_at` of a
+/// TTL policy.
+pub fn expiry(retention: &Retention) -> Option<Timestamp> {
+    retention
+        .max_age_days
+        .map(|days| timestamp(Utc::now() + TimeDelta::days(days.get().into())))
 }
 
 /// When kioku last saved to the thread; `None` (first in order) when it never did.

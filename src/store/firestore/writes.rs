@@ -116,6 +116,14 @@ pub fn set_write(document: &str, fields: HashMap<String, Value>) -> Write {
     }
 }
 
+/// Creates the document with `fields`; fails if it exists, so a record is never replaced.
+pub fn create_write(document: &str, fields: HashMap<String, Value>) -> Write {
+    Write {
+        current_document: Some(exists(false)),
+        ..set_write(document, fields)
+    }
+}
+
 pub fn delete_write(document: &str) -> Write {
     Write {
         operation: Some(Operation::Delete(document.to_owned())),
