@@ -53,6 +53,9 @@ pub enum Command {
         #[arg(long, value_name = "OLD:NEW")]
         rename: Vec<String>,
     },
+    /// Bring the store up to this version's layout: on Firestore, track the threads the
+    /// original function wrote, so that loads read them in order (safe while kioku serves).
+    Migrate,
     /// Manage the OAuth server's clients, such as a GPT Action's (docs/oauth.md).
     OauthClient {
         #[command(subcommand)]

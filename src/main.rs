@@ -1,4 +1,5 @@
-//! The `kioku` command: serve, or a one-off task (a token, the schema, an export, an import).
+//! The `kioku` command: serve, or a one-off task (a token, the schema, an export, an import, a
+//! migration).
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
@@ -29,6 +30,7 @@ async fn main() -> ExitCode {
         }
         Command::Export { namespace } => finish(export(&settings, namespace.as_deref()).await),
         Command::Import { file, rename } => finish(import(&settings, file, &rename).await),
+        Command::Migrate => finish(migrate(&settings).await),
         Command::OauthClient { action } => finish(oauth_client(&settings, action).await),
         Command::Serve => {
             telemetry::init(settings.log_format());
@@ -119,6 +121,20 @@ async fn export(settings: &Settings, namespace: Option<&str>) -> Result<(), Stri
         written.profile_versions,
         namespaces.len()
     );
+    Ok(())
+}
+
+/// `kioku migrate`: what it changed, to stderr.
+async fn migrate(settings: &Settings) -> Result<(), String> {
+    let store = open_store(settings)
+        .await
+        .map_err(|e| ErrorChain(&e).to_string())?
+        .memory;
+    let threads = store
+        .migrate()
+        .await
+        .map_err(|e| ErrorChain(&e).to_string())?;
+    eprintln!("migrated: {threads} threads changed");
     Ok(())
 }
 

@@ -17,6 +17,7 @@ pub fn json_chars(value: &impl Serialize) -> usize {
 }
 
 /// Characters left for the answer's content.
+#[derive(Clone)]
 pub struct Budget {
     pub left: usize,
 }

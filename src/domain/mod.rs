@@ -19,6 +19,7 @@ mod summary;
 mod thread_id;
 mod time;
 
+pub use budget::json_chars;
 pub use document_id::MAX_THREAD_ID_CHARS;
 pub use entry::{Entry, REPEAT_WINDOW_MICROS, Thread, now_stamp};
 pub use error::{TextField, ValidationError};

@@ -12,7 +12,7 @@ pub struct Omitted {
 }
 
 /// Threads, most recently saved first, each with its entries oldest first.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Page {
     pub threads: Vec<Thread>,
     /// Set when the budget left entries out.
@@ -22,6 +22,7 @@ pub struct Page {
 }
 
 /// Builds a [`Page`] from entries in load order.
+#[derive(Clone)]
 pub struct PageBuilder {
     budget: Budget,
     page: Page,
@@ -83,6 +84,11 @@ impl PageBuilder {
     fn mark_full(&mut self) -> bool {
         self.full = true;
         false
+    }
+
+    /// The characters left in the budget.
+    pub fn room(&self) -> usize {
+        self.budget.left
     }
 
     /// Whether an entry was refused: then [`finish`](Self::finish) needs the totals.

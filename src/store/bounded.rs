@@ -149,6 +149,11 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
         self.bound(self.inner.forget_profile(ns)).await
     }
 
+    /// Unbounded: it takes as long as the store is large, and each call it makes has a limit.
+    async fn migrate(&self) -> Result<u64, StoreError> {
+        self.inner.migrate().await
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         self.bound(self.inner.ping()).await
     }

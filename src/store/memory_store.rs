@@ -124,6 +124,11 @@ pub trait MemoryStore: Send + Sync {
     /// Forgets every version of the profile; returns how many there were.
     async fn forget_profile(&self, ns: &Namespace) -> Result<u64, StoreError>;
 
+    /// Brings what is stored up to this version's layout, all of it at once and without the
+    /// store time limit (`kioku migrate`); answers how many threads it changed. Idempotent, and
+    /// safe beside a serving kioku.
+    async fn migrate(&self) -> Result<u64, StoreError>;
+
     /// Succeeds when the store can serve requests.
     async fn ping(&self) -> Result<(), StoreError>;
 }

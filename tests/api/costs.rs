@@ -3,8 +3,13 @@
 
 use serde_json::{Value, json};
 
+use std::process::{Command, Stdio};
+
+use kioku::domain::{Entry, Namespace};
+
+use crate::emulator::Emulator;
 use crate::helpers::{Process, ok_json, on_firestore};
-use crate::original::emulator_host;
+use crate::original::{emulator_host, raw_db_at, write_many_as_original};
 
 /// `(reads, writes)` of each request line, in order, with its method and route.
 fn costs(log: &[String]) -> Vec<(String, Option<u64>, Option<u64>)> {
@@ -67,13 +72,78 @@ async fn each_request_line_carries_the_documents_it_read_and_wrote() {
             line("GET /", 2, 1),
             line("GET /", 2, 1),
             line("GET /", 2, 1),
-            // No profile (a query that finds none is billed one read), and the three threads.
-            line("GET /", 4, 0),
+            // No profile (a query that finds none is billed one read), the count of the
+            // threads, and the three threads.
+            line("GET /", 5, 0),
             // The newest version (none), and the new one created.
             line("GET /", 1, 1),
-            line("GET /", 4, 0),
-            line("POST /mcp", 4, 0),
+            line("GET /", 5, 0),
+            line("POST /mcp", 5, 0),
             ("GET /healthz".to_owned(), None, None),
         ]
     );
+}
+
+/// A first page of a 2,000-thread namespace the original function wrote, once `kioku migrate`
+/// has tracked it, reads the threads it answers with and at most two more; beside them, the
+/// profile (one read) and the count of the namespace's threads and entries (a read per 1,000).
+#[tokio::test]
+async fn a_first_page_of_a_large_namespace_reads_what_it_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let id = uuid::Uuid::new_v4();
+    let token = format!("tok-{id}-0123456789abcdef");
+    let tokens = format!("ns-{id}:{token}");
+    let host = emulator_host();
+    let ns = Namespace::named(&format!("ns-{id}")).unwrap();
+    let threads: Vec<(String, Vec<Entry>)> = (0..2_000)
+        .map(|i| {
+            let entries = (0..3)
+                .map(|j| Entry {
+                    summary: format!("{i} {j} {}", "記憶".repeat(150)),
+                    timestamp: format!(
+                        "2025-08-{:02}T{:02}:{:02}:{:02}.000000+09:00",
+                        1 + j * 10,
+                        i / 3600,
+                        i / 60 % 60,
+                        i % 60
+                    ),
+                })
+                .collect();
+            (format!("t{i:04}"), entries)
+        })
+        .collect();
+    write_many_as_original(&raw_db_at(&host).await, &ns, &threads).await;
+    let env = on_firestore(&tokens, &host);
+    let migrated = Command::new(env!("CARGO_BIN_EXE_kioku"))
+        .arg("migrate")
+        .env_clear()
+        .envs(env)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&migrated.stderr);
+    assert!(migrated.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("migrated: 2000 threads changed"),
+        "{stderr}"
+    );
+
+    let server = Process::start(dir.path(), &env).unwrap();
+    let loaded = server.app().load(&token).await;
+    let (_, log) = server.stop_and_collect();
+    assert_eq!(loaded["truncated"], true);
+    assert_eq!(
+        loaded["omitted_threads"].as_u64().unwrap() as usize + answered(&loaded),
+        2_000
+    );
+    let reads = costs(&log)[0].1.unwrap();
+    let beside = 1 + 2;
+    assert!(
+        reads <= answered(&loaded) as u64 + 2 + beside,
+        "{reads} reads for {} threads",
+        answered(&loaded)
+    );
+}
+
+fn answered(load: &Value) -> usize {
+    load["data"].as_object().unwrap().len()
 }

@@ -8,6 +8,7 @@ use kioku::domain::{Entry, Filter, Namespace, PageBuilder, Query, Retention, Thr
 use kioku::store::{Dropped, MemoryStore, SaveOutcome};
 
 pub use crate::lifecycle::*;
+pub use crate::paging::*;
 pub use crate::profile::*;
 pub use crate::retention::*;
 
@@ -391,6 +392,8 @@ macro_rules! conformance_suite {
             deleting_a_namespace_removes_only_it,
             filters_select_threads_times_and_counts,
             a_cut_page_counts_what_it_left_out_and_the_cursor_reaches_it,
+            pages_over_many_threads_follow_load_order,
+            a_limited_load_over_many_threads_counts_only_its_threads,
             search_finds_every_word_in_any_width_ranked_by_matches_then_recency,
             parallel_saves_with_every_limit_set_all_land,
             entries_past_their_age_are_never_a_saves_drops,

@@ -63,7 +63,8 @@ async fn threads_written_by_the_original_load_unchanged_and_newest_first() {
 }
 
 /// What kioku writes, the original reads: `entries` holds maps of exactly `summary` and
-/// `timestamp`, both strings; kioku adds only `updated_at`, a timestamp.
+/// `timestamp`, both strings; kioku adds only `updated_at`, a timestamp, and the tracked fields:
+/// the newest entry's time in microseconds and the number of entries, both integers.
 #[tokio::test]
 async fn documents_kioku_writes_have_the_original_shape() {
     let db = raw_db().await;
@@ -92,11 +93,22 @@ async fn documents_kioku_writes_have_the_original_shape() {
     let doc = read_raw(&db, &ns, "t").await;
     let mut fields: Vec<_> = doc.fields.keys().cloned().collect();
     fields.sort();
-    assert_eq!(fields, ["entries", "updated_at"]);
+    assert_eq!(
+        fields,
+        ["entries", "entry_count", "newest_micros", "updated_at"]
+    );
     assert!(matches!(
         doc.fields["updated_at"].value_type,
         Some(ValueType::TimestampValue(_))
     ));
+    assert_eq!(
+        doc.fields["newest_micros"].value_type,
+        Some(ValueType::IntegerValue(1_755_560_400_000_000))
+    );
+    assert_eq!(
+        doc.fields["entry_count"].value_type,
+        Some(ValueType::IntegerValue(2))
+    );
     let Some(ValueType::ArrayValue(entries)) = &doc.fields["entries"].value_type else {
         panic!("entries is an array: {doc:?}");
     };

@@ -1,11 +1,13 @@
 //! The conformance suites, run against every backend: `MemoryStore`'s and `GrantStore`'s.
 
+mod backfill;
 mod conformance;
 mod firestore;
 mod grants;
 mod lifecycle;
 #[path = "../common/original.rs"]
 mod original;
+mod paging;
 mod profile;
 mod retention;
 

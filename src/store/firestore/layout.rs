@@ -9,6 +9,12 @@ pub const ENTRIES: &str = "entries";
 /// Set by kioku on every save (the original's documents lack it): the server's time of the
 /// thread's last save, which orders threads for `KIOKU_MAX_THREADS`.
 pub const UPDATED_AT: &str = "updated_at";
+/// Kept in step with `entries` by every kioku write (tracked.rs), so that loads can read a
+/// namespace's threads newest first and stop once the budget is full: the time of the thread's
+/// newest entry, in microseconds since the epoch, and how many entries it holds. The original's
+/// threads lack both until the backfill (backfill.rs) sets them.
+pub const NEWEST_MICROS: &str = "newest_micros";
+pub const ENTRY_COUNT: &str = "entry_count";
 /// With `KIOKU_RETENTION_DAYS`, when the thread is past its age if no save comes first: the
 /// field of the thread collection group's TTL policy (docs/deploy.md).
 pub const EXPIRE_AT: &str = "expire_at";

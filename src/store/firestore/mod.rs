@@ -2,15 +2,20 @@
 //! the original function kept them, so the two read each other's; the OAuth server's records
 //! live in root collections of their own beside them.
 
+mod backfill;
+mod backfills;
 mod calls;
 mod failure;
 mod grants;
 mod layout;
+mod merge;
+mod ordered;
 mod profile;
 mod records;
 mod save;
 mod size;
 mod store;
+mod tracked;
 mod values;
 mod writes;
 
@@ -20,6 +25,7 @@ use firestore::{FirestoreDb, FirestoreDbOptions};
 
 use super::StoreError;
 use crate::domain::{Namespace, ThreadId};
+use backfills::Backfills;
 use failure::unavailable;
 use layout::{ROOT, THREADS};
 
@@ -29,6 +35,7 @@ pub struct FirestoreStore {
     db: FirestoreDb,
     /// How long one request to Firestore may take, the crate's and kioku's own alike.
     request_timeout: Duration,
+    backfills: Backfills,
 }
 
 impl FirestoreStore {
@@ -57,6 +64,7 @@ impl FirestoreStore {
         Ok(Self {
             db,
             request_timeout,
+            backfills: Backfills::default(),
         })
     }
 

@@ -1,5 +1,5 @@
-//! What a save on Firestore needs beyond one atomic append: a conditional rewrite when a cap
-//! or the size limit needs the thread looked at, the thread cap, and the thread count.
+//! A save on Firestore: one append, and what it needs beyond that: a conditional rewrite when
+//! a cap or the size limit needs the thread looked at, the thread cap, and the thread count.
 
 use firestore::gcloud_sdk::google::firestore::v1::{Document, Write};
 use firestore::gcloud_sdk::prost_types::Timestamp;
@@ -10,8 +10,9 @@ use super::calls::counted;
 use super::failure::{commit_error, lost_race, unavailable};
 use super::layout::{THREADS, UPDATED_AT};
 use super::size::keep;
-use super::values::saved_at;
-use super::writes::{delete_write, entries_write, server_time, unchanged};
+use super::tracked::Tracked;
+use super::values::{entry_value, entry_values, saved_at};
+use super::writes::{append_write, delete_write, entries_write, server_time, unchanged};
 use crate::domain::{Entry, Namespace, Retention};
 use crate::store::{Dropped, StoreError, usage};
 
@@ -21,6 +22,34 @@ struct Count {
 }
 
 impl FirestoreStore {
+    /// Appends `entry` to the thread as read in `current`, with one commit: moving a tracked
+    /// thread's fields with atomic transforms, so that concurrent saves all land; setting a
+    /// missing or untracked thread's exactly, on condition that it is still as read. `None` when
+    /// another write came first.
+    pub(super) async fn append(
+        &self,
+        name: &str,
+        entry: &Entry,
+        current: Option<&Document>,
+        expire_at: Option<Timestamp>,
+    ) -> Result<Option<()>, StoreError> {
+        let value = entry_value(entry);
+        let write = match current.filter(|doc| Tracked::read(doc).is_some()) {
+            Some(_) => append_write(name, vec![value], expire_at, None),
+            None => {
+                let mut values = current.map(entry_values).unwrap_or_default();
+                if !values.contains(&value) {
+                    values.push(value.clone());
+                }
+                Write {
+                    current_document: Some(unchanged(current)),
+                    ..append_write(name, vec![value], expire_at, Some(Tracked::of(&values)))
+                }
+            }
+        };
+        self.commit_unless_lost(vec![write], ()).await
+    }
+
     /// Appends `entry` after dropping what the caps and the document size limit do not
     /// keep: the whole array is written, so the thread must not change in between.
     pub(super) async fn append_within_limits(

@@ -3,7 +3,7 @@
 
 use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, value::ValueType};
 
-use super::layout::{ENTRIES, EXPIRE_AT, UPDATED_AT};
+use super::layout::{ENTRIES, ENTRY_COUNT, EXPIRE_AT, NEWEST_MICROS, UPDATED_AT};
 use super::values::{entry_value, entry_values, value_micros};
 use crate::domain::{Entry, Retention};
 use crate::store::{Dropped, StoreError};
@@ -38,8 +38,10 @@ pub fn keep(
     }
     kept.push(entry_value(entry));
 
-    let rewritten =
-        |field: &String| field == ENTRIES || field == UPDATED_AT || (expires && field == EXPIRE_AT);
+    let rewritten = |field: &String| {
+        [ENTRIES, UPDATED_AT, NEWEST_MICROS, ENTRY_COUNT].contains(&field.as_str())
+            || (expires && field == EXPIRE_AT)
+    };
     let others: usize = current.map_or(0, |doc| {
         doc.fields
             .iter()
@@ -47,11 +49,14 @@ pub fn keep(
             .map(|(field, value)| string_size(field) + value_size(value))
             .sum()
     });
+    // Timestamps and integers are 8 bytes each.
     let timestamp_field = |field| string_size(field) + 8;
     let fixed = document_size(name)
         + others
         + string_size(ENTRIES)
         + timestamp_field(UPDATED_AT)
+        + timestamp_field(NEWEST_MICROS)
+        + timestamp_field(ENTRY_COUNT)
         + if expires {
             timestamp_field(EXPIRE_AT)
         } else {

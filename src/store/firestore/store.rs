@@ -6,8 +6,10 @@ use async_trait::async_trait;
 use firestore::gcloud_sdk::google::firestore::v1::Value;
 
 use super::FirestoreStore;
-use super::failure::{commit_error, unavailable};
+use super::calls::Tries;
+use super::failure::unavailable;
 use super::layout::{PROFILE_VERSIONS, THREADS};
+use super::tracked::Tracked;
 use super::values::{
     entry_value, entry_values, expiry, newest_entry, thread_entries, value_micros,
 };
@@ -21,10 +23,11 @@ use crate::store::{Counts, Dropped, MemoryStore, NamespaceStats, SaveOutcome, St
 #[async_trait]
 impl MemoryStore for FirestoreStore {
     /// Reads the thread (to answer a repeated save with the entry it repeats, and to tell a new
-    /// thread) and counts the namespace's threads, at once; then appends `entry` with one atomic
-    /// commit, unless the thread has to be looked at again: a cap on its entries, or a first try
-    /// that would have passed the size limit. Then enforces the thread cap. Two identical saves
-    /// at once may both land: a repeat is a retry, which comes after the save it repeats.
+    /// thread) and counts the namespace's threads, at once; then appends `entry` with one commit
+    /// (save.rs), read again only when another write to an untracked thread came first, or
+    /// when the thread has to be looked at: a cap on its entries, or a first try that would have
+    /// passed the size limit. Then enforces the thread cap. Two identical saves at once may both
+    /// land: a repeat is a retry, which comes after the save it repeats.
     async fn save(
         &self,
         ns: &Namespace,
@@ -34,34 +37,40 @@ impl MemoryStore for FirestoreStore {
     ) -> Result<SaveOutcome, StoreError> {
         let name = self.thread_path(ns, thread);
         let (current, counted) = tokio::join!(self.get(&name), self.thread_count(ns));
-        let (current, counted) = (current?, counted?);
-        let newest = current.as_ref().and_then(newest_entry);
-        if let Some(newest) = newest.filter(|newest| entry.repeats(newest)) {
-            return Ok(SaveOutcome {
-                thread_count: counted,
-                repeat_of: Some(newest),
-                ..SaveOutcome::default()
-            });
-        }
+        let (mut current, counted) = (current?, counted?);
         let expire_at = expiry(retention);
-        let mut dropped = if retention.max_entries_per_thread.is_some() {
-            self.append_within_limits(&name, entry, retention, expire_at)
-                .await?
-        } else {
-            let append = append_write(&name, vec![entry_value(entry)], expire_at);
-            match self.commit(vec![append]).await {
-                Ok(()) => Dropped::default(),
-                Err(status) => match commit_error(status) {
-                    StoreError::DocumentTooLarge => {
-                        self.append_within_limits(&name, entry, retention, expire_at)
-                            .await?
-                    }
-                    other => return Err(other),
-                },
+        let mut tries = Tries::default();
+        let (mut dropped, new_thread) = loop {
+            if !tries.next().await {
+                return Err(StoreError::Contended);
             }
+            let newest = current.as_ref().and_then(newest_entry);
+            if let Some(newest) = newest.filter(|newest| entry.repeats(newest)) {
+                return Ok(SaveOutcome {
+                    thread_count: counted,
+                    repeat_of: Some(newest),
+                    ..SaveOutcome::default()
+                });
+            }
+            let new_thread = current.is_none();
+            if retention.max_entries_per_thread.is_none() {
+                match self.append(&name, entry, current.as_ref(), expire_at).await {
+                    Ok(Some(())) => break (Dropped::default(), new_thread),
+                    Ok(None) => {
+                        current = self.get(&name).await?;
+                        continue;
+                    }
+                    Err(StoreError::DocumentTooLarge) => {}
+                    Err(other) => return Err(other),
+                }
+            }
+            // A cap on the thread's entries, or the size limit, needs the thread looked at.
+            let dropped = self
+                .append_within_limits(&name, entry, retention, expire_at)
+                .await?;
+            break (dropped, new_thread);
         };
         // Counted before the save: a thread it created is one more.
-        let new_thread = current.is_none();
         let mut thread_count = counted + u64::from(new_thread);
         if let Some(max) = retention.max_threads {
             dropped.threads = self
@@ -83,6 +92,13 @@ impl MemoryStore for FirestoreStore {
         filter: &Filter,
         mut page: PageBuilder,
     ) -> Result<Page, StoreError> {
+        if filter.thread.is_none() {
+            match self.ordered_page(ns, filter, page.clone()).await? {
+                Some(page) => return Ok(page),
+                None => self.start_backfill(ns),
+            }
+        }
+        // One thread, or a namespace not tracked yet: the whole read.
         let mut items = self.admitted(ns, filter).await?;
         items.sort_by(Located::load_order);
         filter.limit_threads(&mut items);
@@ -200,8 +216,11 @@ impl MemoryStore for FirestoreStore {
                 }
             }
             let added = missing.len() as u64;
-            let write = (!missing.is_empty())
-                .then(|| append_write(&name, missing.into_iter().map(entry_value).collect(), None));
+            let missing: Vec<Value> = missing.into_iter().map(entry_value).collect();
+            let mut values = current.map(entry_values).unwrap_or_default();
+            values.extend(missing.iter().cloned());
+            let tracked = Some(Tracked::of(&values));
+            let write = (added > 0).then(|| append_write(&name, missing, None, tracked));
             Ok((write, added))
         })
         .await
@@ -254,6 +273,10 @@ impl MemoryStore for FirestoreStore {
 
     async fn forget_profile(&self, ns: &Namespace) -> Result<u64, StoreError> {
         self.forget_profile_versions(ns).await
+    }
+
+    async fn migrate(&self) -> Result<u64, StoreError> {
+        self.backfill(None).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

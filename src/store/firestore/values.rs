@@ -59,7 +59,12 @@ pub fn entry_values(doc: &Document) -> Vec<Value> {
 
 /// The time of a stored entry, in [`entry_micros`]; unreadable ones sort oldest.
 pub fn value_micros(value: &Value) -> i64 {
-    entry(value).map_or(i64::MIN, |e| entry_micros(&e.timestamp))
+    readable_micros(value).unwrap_or(i64::MIN)
+}
+
+/// The time of a stored entry that loads read (see [`thread_entries`]); `None` for one they skip.
+pub fn readable_micros(value: &Value) -> Option<i64> {
+    entry(value).map(|e| entry_micros(&e.timestamp))
 }
 
 /// A stored thread's entries, read leniently: the original wrote them, or someone by hand.

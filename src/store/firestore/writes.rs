@@ -1,5 +1,6 @@
-//! The writes kioku commits: an atomic append as the original sends it, a rewrite of the
-//! entries, a whole document, a delete, and the preconditions that make a write safe.
+//! The writes kioku commits: an atomic append as the original sends it and a rewrite of the
+//! entries (each keeping the tracked fields in step), a whole document, a delete, and the
+//! preconditions that make a write safe.
 
 use std::collections::HashMap;
 
@@ -14,6 +15,7 @@ use firestore::gcloud_sdk::google::firestore::v1::{
 use firestore::gcloud_sdk::prost_types::Timestamp;
 
 use super::layout::{ENTRIES, EXPIRE_AT, UPDATED_AT};
+use super::tracked::{Tracked, appended};
 
 /// The document must be as read: last updated then, or still missing.
 pub fn unchanged(document: Option<&Document>) -> Precondition {
@@ -47,26 +49,41 @@ pub fn server_time() -> FieldTransform {
 /// One write, as the original's `set({"entries": ArrayUnion([entry])}, merge=True)` sends it:
 /// a merge that creates the document if needed, then an atomic array append (so concurrent
 /// saves from any number of instances all land), plus the server's time; and the thread's
-/// expiry, when given.
-pub fn append_write(document: &str, values: Vec<Value>, expire_at: Option<Timestamp>) -> Write {
+/// expiry, when given. The tracked fields are set to `tracked` when the caller read the whole
+/// thread, and otherwise moved atomically past the appended values.
+pub fn append_write(
+    document: &str,
+    values: Vec<Value>,
+    expire_at: Option<Timestamp>,
+    tracked: Option<Tracked>,
+) -> Write {
+    let mut fields = expiry(expire_at);
+    let mut transforms = Vec::new();
+    match tracked {
+        Some(tracked) => fields.extend(tracked.fields()),
+        None => transforms = appended(&values),
+    }
     let append = FieldTransform {
         field_path: ENTRIES.into(),
         transform_type: Some(TransformType::AppendMissingElements(ArrayValue { values })),
     };
-    update(document, expiry(expire_at), vec![append, server_time()])
+    transforms.splice(0..0, [append, server_time()]);
+    update(document, fields, transforms)
 }
 
-/// Replaces the thread's whole `entries` array (and its expiry, when given); other fields stay.
+/// Replaces the thread's whole `entries` array and sets its tracked fields (and its expiry,
+/// when given); other fields stay.
 pub fn entries_write(
     document: &str,
     values: Vec<Value>,
     expire_at: Option<Timestamp>,
     transforms: Vec<FieldTransform>,
 ) -> Write {
+    let mut fields = expiry(expire_at);
+    fields.extend(Tracked::of(&values).fields());
     let array = Value {
         value_type: Some(ValueType::ArrayValue(ArrayValue { values })),
     };
-    let mut fields = expiry(expire_at);
     fields.insert(ENTRIES.to_owned(), array);
     update(document, fields, transforms)
 }

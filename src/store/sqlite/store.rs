@@ -280,6 +280,11 @@ impl MemoryStore for SqliteStore {
         self.with_conn(move |conn| profile::forget(conn, &ns)).await
     }
 
+    /// Migrations run as the database opens.
+    async fn migrate(&self) -> Result<u64, StoreError> {
+        Ok(0)
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         self.with_conn(|conn| conn.query_row("SELECT 1", [], |_| Ok(())))
             .await

@@ -1,0 +1,121 @@
+//! The backfill: sets the tracked fields of threads that lack them, or whose fields no longer
+//! hold (the original function's threads, and kioku's from before the fields), so that loads
+//! of their namespaces read in order. Idempotent and resumable: it reads threads a page at a
+//! time, by name, and writes only those whose fields do not hold, each only if still as read.
+
+use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, Write, value::ValueType};
+use firestore::{FirestoreQueryCursor, FirestoreValue};
+
+use super::FirestoreStore;
+use super::calls::counted;
+use super::failure::unavailable;
+use super::layout::THREADS;
+use super::tracked::{Tracked, is_tracked};
+use super::values::entry_values;
+use super::writes::{unchanged, update};
+use crate::domain::Namespace;
+use crate::store::StoreError;
+
+/// Threads a backfill holds at once.
+const PAGE: u32 = 100;
+
+impl FirestoreStore {
+    /// Starts, in the background, the backfill of `ns`, unless it is already under way here.
+    pub(super) fn start_backfill(&self, ns: &Namespace) {
+        let name = ns.name().to_owned();
+        let started = self
+            .backfills
+            .running
+            .lock()
+            .is_ok_and(|mut running| running.insert(name.clone()));
+        if !started {
+            return;
+        }
+        let (store, ns) = (self.clone(), ns.clone());
+        tokio::spawn(async move {
+            let permit = store.backfills.one_at_a_time.acquire().await;
+            match store.backfill(Some(&ns)).await {
+                Ok(threads) => tracing::info!(
+                    namespace = ns.label(),
+                    threads,
+                    "tracked the threads a load found untracked"
+                ),
+                Err(err) => tracing::warn!(
+                    namespace = ns.label(),
+                    error = %err,
+                    "the backfill stopped; the next load starts it again"
+                ),
+            }
+            drop(permit);
+            if let Ok(mut running) = store.backfills.running.lock() {
+                running.remove(&name);
+            }
+        });
+    }
+
+    /// Tracks every thread of `ns`, or of every namespace; answers how many it wrote.
+    pub async fn backfill(&self, ns: Option<&Namespace>) -> Result<u64, StoreError> {
+        let mut after: Option<String> = None;
+        let mut written = 0;
+        loop {
+            let documents = self.threads_by_name(ns, after.as_deref()).await?;
+            for doc in &documents {
+                if !is_tracked(doc) {
+                    written += self.track(doc).await?;
+                }
+            }
+            if documents.len() < PAGE as usize {
+                return Ok(written);
+            }
+            after = documents.last().map(|doc| doc.name.clone());
+        }
+    }
+
+    /// A page of threads by name, after `after`: of `ns`, or of every namespace.
+    async fn threads_by_name(
+        &self,
+        ns: Option<&Namespace>,
+        after: Option<&str>,
+    ) -> Result<Vec<Document>, StoreError> {
+        let select = self.db.fluent().select().from(THREADS);
+        let mut query = match ns {
+            Some(ns) => select.parent(self.threads_path(ns)),
+            None => select
+                .parent(self.db.get_documents_path().clone())
+                .all_descendants(),
+        }
+        .limit(PAGE);
+        if let Some(after) = after {
+            let name = FirestoreValue::from(Value {
+                value_type: Some(ValueType::ReferenceValue(after.to_owned())),
+            });
+            query = query.start_at(FirestoreQueryCursor::AfterValue(vec![name]));
+        }
+        query
+            .query()
+            .await
+            .map(counted)
+            .map_err(|e| unavailable("reading threads to track failed", e))
+    }
+
+    /// Sets `doc`'s tracked fields from its entries, if it is still as read; reads it again
+    /// when a save came between. Answers 1 when it wrote.
+    async fn track(&self, doc: &Document) -> Result<u64, StoreError> {
+        let write = |doc: &Document| Write {
+            current_document: Some(unchanged(Some(doc))),
+            ..update(
+                &doc.name,
+                Tracked::of(&entry_values(doc)).fields(),
+                Vec::new(),
+            )
+        };
+        if let Some(written) = self.commit_unless_lost(vec![write(doc)], 1).await? {
+            return Ok(written);
+        }
+        self.change(&doc.name, |current| match current {
+            Some(doc) if !is_tracked(doc) => Ok((Some(write(doc)), 1)),
+            _ => Ok((None, 0)),
+        })
+        .await
+    }
+}

@@ -1,0 +1,187 @@
+//! Threads without the tracked fields (the original function's) on the emulator: loads stay
+//! exact before the backfill, after it, and when the original writes on after it; the backfill
+//! starts on its own and `migrate` runs it whole.
+
+use std::time::Duration;
+
+use firestore::gcloud_sdk::google::firestore::v1::Document;
+use firestore::gcloud_sdk::google::firestore::v1::value::ValueType;
+use kioku::domain::{Entry, Filter, Namespace, Page, PageBuilder, ThreadId};
+use kioku::store::{FirestoreStore, MemoryStore};
+
+use crate::conformance::{KEEP_ALL, entry, namespace};
+use crate::original::{
+    PROJECT, append_as_original, emulator_host, raw_db, read_raw, write_as_original,
+};
+
+const THREADS: usize = 12;
+
+async fn connect() -> FirestoreStore {
+    emulator_host();
+    FirestoreStore::connect(Some(PROJECT.into()), "(default)", Duration::from_secs(5))
+        .await
+        .unwrap()
+}
+
+fn at(minute: usize) -> String {
+    format!("2025-08-19T10:{minute:02}:00.000000+09:00")
+}
+
+/// Threads `o00`… as the original wrote them, each with two entries between other threads'.
+async fn originals(db: &firestore::FirestoreDb) -> (Namespace, Vec<Entry>) {
+    let ns = namespace();
+    let mut all = Vec::new();
+    for i in 0..THREADS {
+        let entries = [
+            entry(&format!("o{i:02} first"), &at(i)),
+            entry(&format!("o{i:02} then"), &at(20 + (i * 5) % THREADS)),
+        ];
+        write_as_original(db, &ns, &format!("o{i:02}"), &entries).await;
+        all.extend(entries);
+    }
+    (ns, all)
+}
+
+/// The pages of a load with a small budget, through to the last.
+async fn every_page(store: &FirestoreStore, ns: &Namespace) -> Vec<Page> {
+    let mut filter = Filter::default();
+    let mut pages = Vec::new();
+    loop {
+        let page = store
+            .page(ns, &filter, PageBuilder::new(600))
+            .await
+            .unwrap();
+        let next = page.next_before.clone();
+        pages.push(page);
+        let Some(next) = next else { return pages };
+        filter.before = Some(kioku::domain::parse_instant(&next, chrono_tz::UTC).unwrap());
+    }
+}
+
+fn shown(pages: &[Page]) -> Vec<Vec<(String, Vec<String>)>> {
+    pages
+        .iter()
+        .map(|page| {
+            page.threads
+                .iter()
+                .map(|t| {
+                    let summaries = t.entries.iter().map(|e| e.summary.clone()).collect();
+                    (t.id.clone(), summaries)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn tracked(doc: &Document) -> Option<(i64, i64)> {
+    let integer = |field: &str| match doc.fields.get(field)?.value_type {
+        Some(ValueType::IntegerValue(n)) => Some(n),
+        _ => None,
+    };
+    Some((integer("newest_micros")?, integer("entry_count")?))
+}
+
+#[tokio::test]
+async fn the_originals_threads_load_the_same_before_and_after_migrate() {
+    let (db, store) = (raw_db().await, connect().await);
+    let (ns, all) = originals(&db).await;
+    let before = every_page(&store, &ns).await;
+    assert!(before.len() > 2, "the budget cut: {} pages", before.len());
+    let reached: usize = before
+        .iter()
+        .flat_map(|p| &p.threads)
+        .map(|t| t.entries.len())
+        .sum();
+    assert_eq!(reached, all.len());
+
+    // The loads started a backfill of their own, so `migrate` may find part of its work done.
+    store.migrate().await.unwrap();
+    let doc = read_raw(&db, &ns, "o03").await;
+    let newest = kioku::domain::entry_micros(&at(20 + 15 % THREADS));
+    assert_eq!(tracked(&doc), Some((newest, 2)));
+    assert_eq!(
+        store.migrate().await.unwrap(),
+        0,
+        "a second run has nothing to do"
+    );
+
+    let after = every_page(&store, &ns).await;
+    assert_eq!(shown(&after), shown(&before));
+    assert_eq!(
+        after.iter().map(|p| p.omitted).collect::<Vec<_>>(),
+        before.iter().map(|p| p.omitted).collect::<Vec<_>>()
+    );
+}
+
+#[tokio::test]
+async fn a_load_that_finds_untracked_threads_tracks_them_in_the_background() {
+    let (db, store) = (raw_db().await, connect().await);
+    let (ns, _) = originals(&db).await;
+    store
+        .page(&ns, &Filter::default(), PageBuilder::new(600))
+        .await
+        .unwrap();
+    for _ in 0..100 {
+        let mut untracked = 0;
+        for i in 0..THREADS {
+            let doc = read_raw(&db, &ns, &format!("o{i:02}")).await;
+            untracked += usize::from(tracked(&doc).is_none());
+        }
+        if untracked == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the load's backfill did not track every thread within 5 s");
+}
+
+/// After the backfill, the original function appends to a tracked thread and creates one: a
+/// load that reads the first, and every load after the second, reads the namespace whole and
+/// shows them newest first; the next backfill tracks them.
+#[tokio::test]
+async fn the_originals_saves_after_the_backfill_still_load_first() {
+    let (db, store) = (raw_db().await, connect().await);
+    let (ns, _) = originals(&db).await;
+    store
+        .save(
+            &ns,
+            &ThreadId::parse("k").unwrap(),
+            &entry("kioku's", &at(40)),
+            &KEEP_ALL,
+        )
+        .await
+        .unwrap();
+    store.migrate().await.unwrap();
+    append_as_original(&db, &ns, "o05", &entry("appended later", &at(50))).await;
+    // A load that reads the thread sees its fields no longer hold, and reads the whole
+    // namespace instead (a load that stops before it does not see it: docs/deploy.md).
+    let whole = store
+        .page(&ns, &Filter::default(), PageBuilder::new(usize::MAX))
+        .await
+        .unwrap();
+    assert_eq!(
+        whole.threads[0].id, "o05",
+        "the appended thread comes first"
+    );
+    assert_eq!(
+        whole.threads[0].entries.last().unwrap().summary,
+        "appended later"
+    );
+    write_as_original(&db, &ns, "new", &[entry("created later", &at(45))]).await;
+
+    let first = &every_page(&store, &ns).await[0];
+    let ids: Vec<&str> = first.threads.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids[..3], ["o05", "new", "k"]);
+
+    store.migrate().await.unwrap();
+    let appended = read_raw(&db, &ns, "o05").await;
+    let newest = kioku::domain::entry_micros(&at(50));
+    assert_eq!(tracked(&appended), Some((newest, 3)));
+    let created = read_raw(&db, &ns, "new").await;
+    assert!(tracked(&created).is_some());
+    let again = &every_page(&store, &ns).await[0];
+    assert_eq!(
+        shown(std::slice::from_ref(again)),
+        shown(std::slice::from_ref(first))
+    );
+}
