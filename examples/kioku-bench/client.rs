@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use futures::stream::{self, StreamExt};
 
-use crate::procfs;
 use crate::services::Server;
 use crate::text;
+use crate::{costs, procfs};
 
 /// Characters of each summary saved: a conversation's summary of a few paragraphs.
 pub const SUMMARY_CHARS: usize = 500;
@@ -132,13 +132,18 @@ where
 /// Namespace sizes, in threads, at which loads are timed.
 pub const GROWTH: [usize; 8] = [10, 20, 50, 100, 200, 500, 1_000, 2_000];
 
+/// Loads timed at each size.
+pub const GROWTH_LOADS: usize = 5;
+
 pub struct Step {
     pub threads: usize,
     pub median_ms: f64,
     pub chars: usize,
+    /// On Firestore, what its saves and loads were billed.
+    pub reads: Option<costs::Reads>,
 }
 
-/// Grows a namespace through [`GROWTH`], timing five loads at each size.
+/// Grows a namespace through [`GROWTH`], timing [`GROWTH_LOADS`] loads at each size.
 pub async fn growth(client: &reqwest::Client, base: &str, token: &str) -> Vec<Step> {
     let mut steps = Vec::new();
     let mut have = 0;
@@ -147,7 +152,7 @@ pub async fn growth(client: &reqwest::Client, base: &str, token: &str) -> Vec<St
         have = threads;
         let mut times = Vec::new();
         let mut chars = 0;
-        for _ in 0..5 {
+        for _ in 0..GROWTH_LOADS {
             let (time, body) = load(client, base, token).await;
             times.push(time);
             chars = body.chars().count();
@@ -157,6 +162,7 @@ pub async fn growth(client: &reqwest::Client, base: &str, token: &str) -> Vec<St
             threads,
             median_ms: times[times.len() / 2].as_secs_f64() * 1e3,
             chars,
+            reads: None,
         });
     }
     steps

@@ -5,6 +5,8 @@
 
 mod chart;
 mod client;
+mod costs;
+mod growth;
 #[path = "../../tests/common/listening.rs"]
 mod listening;
 mod procfs;
@@ -244,12 +246,18 @@ async fn measure(setup: &Setup, kind: Kind, args: &Args) -> Measured {
     };
     let peak_bytes = peak.peak();
 
-    let growth = if kind.saves() {
+    let mut growth = if kind.saves() {
         client::growth(http, base, token("grow")).await
     } else {
         Vec::new()
     };
     drop(server);
+    if kind == Kind::KiokuFirestore {
+        let reads = costs::by_step(&setup.log(kind), "grow", client::GROWTH_LOADS);
+        for (step, reads) in growth.iter_mut().zip(reads) {
+            step.reads = Some(reads);
+        }
+    }
 
     let mut cold_starts_ms = Vec::new();
     for _ in 0..args.starts {

@@ -4,12 +4,12 @@ use std::fmt::Write;
 use std::path::Path;
 
 use crate::services::Kind;
-use crate::{Args, Measured, client, wrk};
+use crate::{Args, Measured, client, growth, wrk};
 
 const BEGIN: &str = "<!-- kioku-bench:begin -->";
 const END: &str = "<!-- kioku-bench:end -->";
 /// GPT Actions refuse an answer of this many characters or more.
-const ACTION_LIMIT: usize = 100_000;
+pub const ACTION_LIMIT: usize = 100_000;
 
 pub struct Machine {
     cores: usize,
@@ -63,7 +63,7 @@ impl Machine {
 }
 
 /// Three significant figures, or fewer decimals for large numbers.
-fn fig(x: f64) -> String {
+pub fn fig(x: f64) -> String {
     match x.abs() {
         x if x >= 100.0 => format!("{x:.0}"),
         x if x >= 10.0 => format!("{x:.1}"),
@@ -290,43 +290,6 @@ fn latency(
     }
 }
 
-fn growth(out: &mut String, all: &[Measured], chart: &Path) {
-    let growing: Vec<&Measured> = all.iter().filter(|m| !m.growth.is_empty()).collect();
-    writeln!(out, "\n### Loads as a namespace grows\n\nOne {}-character summary per thread, saved through each service; the median of 5 loads at each size, and the answer's length in characters. GPT Actions refuse answers of {ACTION_LIMIT} characters or more.\n\n![Load latency and answer size against namespace size]({})\n", client::SUMMARY_CHARS, chart.display()).unwrap();
-    let mut header = String::from("| Threads |");
-    let mut rule = String::from("| ---: |");
-    for m in &growing {
-        write!(header, " {0}: load | {0}: characters |", m.kind.name()).unwrap();
-        rule.push_str(" ---: | ---: |");
-    }
-    writeln!(out, "{header}\n{rule}").unwrap();
-    for (i, threads) in client::GROWTH.iter().enumerate() {
-        write!(out, "| {threads} |").unwrap();
-        for m in &growing {
-            let step = &m.growth[i];
-            let over = if step.chars >= ACTION_LIMIT {
-                " ⚠"
-            } else {
-                ""
-            };
-            write!(out, " {} ms | {}{over} |", fig(step.median_ms), step.chars).unwrap();
-        }
-        writeln!(out).unwrap();
-    }
-    writeln!(out).unwrap();
-    for m in &growing {
-        let crossing = m.growth.iter().find(|s| s.chars >= ACTION_LIMIT);
-        let verdict = match crossing {
-            Some(step) => format!("first over the limit at {} threads (⚠)", step.threads),
-            None => format!(
-                "never over the limit, up to {} threads",
-                client::GROWTH[client::GROWTH.len() - 1]
-            ),
-        };
-        writeln!(out, "- {}: {verdict}.", m.kind.name()).unwrap();
-    }
-}
-
 fn section(machine: &Machine, all: &[Measured], args: &Args, chart: &Path) -> String {
     let original = all.iter().find(|m| m.kind == Kind::Original);
     let mut out = String::new();
@@ -381,7 +344,7 @@ fn section(machine: &Machine, all: &[Measured], args: &Args, chart: &Path) -> St
         None,
         mcp_loads,
     );
-    growth(&mut out, all, chart);
+    growth::section(&mut out, all, chart);
     out
 }
 

@@ -126,10 +126,15 @@ impl Setup {
         command
     }
 
-    /// Starts `kind` on a free port; its output goes to `<logs>/<slug>.log`.
+    /// Where `kind`'s output goes, every start of it appended.
+    pub fn log(&self, kind: Kind) -> PathBuf {
+        self.logs.join(format!("{}.log", kind.slug()))
+    }
+
+    /// Starts `kind` on a free port; its output goes to [`log`](Self::log).
     pub fn spawn(&self, kind: Kind, emulator: Option<&Emulator>) -> Server {
         let port = free_port();
-        let log = append(&self.logs.join(format!("{}.log", kind.slug())));
+        let log = append(&self.log(kind));
         let child = self
             .command(kind, port, emulator.map(Emulator::host).as_deref())
             .stdin(Stdio::null())

@@ -1,0 +1,79 @@
+//! The report's section on a growing namespace: how load latency, the answer's size and, on
+//! Firestore, the reads a request is billed change as a namespace grows.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use crate::report::{ACTION_LIMIT, fig};
+use crate::{Measured, client};
+
+/// The section on loads as a namespace grows: latency, answer size, and on Firestore reads.
+pub fn section(out: &mut String, all: &[Measured], chart: &Path) {
+    let growing: Vec<&Measured> = all.iter().filter(|m| !m.growth.is_empty()).collect();
+    writeln!(out, "\n### Loads as a namespace grows\n\nOne {}-character summary per thread, saved through each service; the median of {} loads at each size, and the answer's length in characters. GPT Actions refuse answers of {ACTION_LIMIT} characters or more.\n\n![Load latency and answer size against namespace size]({})\n", client::SUMMARY_CHARS, client::GROWTH_LOADS, chart.display()).unwrap();
+    let mut header = String::from("| Threads |");
+    let mut rule = String::from("| ---: |");
+    for m in &growing {
+        write!(header, " {0}: load | {0}: characters |", m.kind.name()).unwrap();
+        rule.push_str(" ---: | ---: |");
+    }
+    writeln!(out, "{header}\n{rule}").unwrap();
+    for (i, threads) in client::GROWTH.iter().enumerate() {
+        write!(out, "| {threads} |").unwrap();
+        for m in &growing {
+            let step = &m.growth[i];
+            let over = if step.chars >= ACTION_LIMIT {
+                " ⚠"
+            } else {
+                ""
+            };
+            write!(out, " {} ms | {}{over} |", fig(step.median_ms), step.chars).unwrap();
+        }
+        writeln!(out).unwrap();
+    }
+    writeln!(out).unwrap();
+    for m in &growing {
+        let crossing = m.growth.iter().find(|s| s.chars >= ACTION_LIMIT);
+        let verdict = match crossing {
+            Some(step) => format!("first over the limit at {} threads (⚠)", step.threads),
+            None => format!(
+                "never over the limit, up to {} threads",
+                client::GROWTH[client::GROWTH.len() - 1]
+            ),
+        };
+        writeln!(out, "- {}: {verdict}.", m.kind.name()).unwrap();
+    }
+    for m in &growing {
+        let (first, last) = (&m.growth[0], &m.growth[m.growth.len() - 1]);
+        writeln!(
+            out,
+            "- {}: a load at {} threads takes {:.1}× as long as at {}.",
+            m.kind.name(),
+            last.threads,
+            last.median_ms / first.median_ms,
+            first.threads
+        )
+        .unwrap();
+    }
+    reads(out, &growing);
+}
+
+/// Firestore's billed reads per request as the namespace grows, from kioku's request log.
+fn reads(out: &mut String, growing: &[&Measured]) {
+    for m in growing {
+        if m.growth.iter().all(|step| step.reads.is_none()) {
+            continue;
+        }
+        writeln!(out, "\n{}, documents read per request, as Firestore bills them (its request log's `firestore_reads`; the median load):\n\n| Threads | per save | per load |\n| ---: | ---: | ---: |", m.kind.name()).unwrap();
+        for step in &m.growth {
+            if let Some(reads) = step.reads {
+                writeln!(
+                    out,
+                    "| {} | {:.1} | {} |",
+                    step.threads, reads.per_save, reads.per_load
+                )
+                .unwrap();
+            }
+        }
+    }
+}
