@@ -144,7 +144,10 @@ async fn loads_hide_summaries_past_the_retention_age(store: StoreKind) {
         let mut settings = settings(dir.path());
         on_store(&mut settings, store);
         let held = open_store(&settings).await.unwrap().memory;
-        let threads = held.threads(&Namespace::named(&ns).unwrap()).await.unwrap();
+        let threads = held
+            .threads_page(&Namespace::named(&ns).unwrap(), None, 10)
+            .await
+            .unwrap();
         assert_eq!(threads[0].entries.len(), 1);
     }
 }

@@ -1,6 +1,7 @@
 //! The conformance suites, run against every backend: `MemoryStore`'s and `GrantStore`'s.
 
 mod conformance;
+mod export;
 mod firestore;
 mod grants;
 mod lifecycle;

@@ -159,9 +159,18 @@ impl MemoryStore for FirestoreStore {
         Ok(namespaces.into_values().collect())
     }
 
-    async fn threads(&self, ns: &Namespace) -> Result<Vec<Thread>, StoreError> {
-        let mut threads: Vec<Thread> = self
-            .thread_documents(ns)
+    async fn namespace_names(&self) -> Result<Vec<String>, StoreError> {
+        self.list_namespace_names().await
+    }
+
+    async fn threads_page(
+        &self,
+        ns: &Namespace,
+        after: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Thread>, StoreError> {
+        Ok(self
+            .thread_page_documents(ns, after, limit)
             .await?
             .iter()
             .map(|doc| Thread {
@@ -171,10 +180,7 @@ impl MemoryStore for FirestoreStore {
                     .map(|item| item.entry)
                     .collect(),
             })
-            .filter(|thread| !thread.entries.is_empty())
-            .collect();
-        threads.sort_by(|a, b| a.id.cmp(&b.id));
-        Ok(threads)
+            .collect())
     }
 
     async fn import(
