@@ -109,17 +109,15 @@ async fn export(settings: &Settings, namespace: Option<&str>) -> Result<(), Stri
     let namespaces = transfer::namespaces(store.as_ref(), namespace)
         .await
         .map_err(|e| ErrorChain(&e).to_string())?;
+    let count = namespaces.len();
     let mut out = io::BufWriter::new(io::stdout().lock());
-    let written = transfer::export(store.as_ref(), &namespaces, &mut out)
+    let written = transfer::export(store, namespaces, &mut out)
         .await
         .map_err(|e| ErrorChain(&e).to_string())?;
     out.flush().map_err(|e| ErrorChain(&e).to_string())?;
     eprintln!(
-        "exported {} threads ({} summaries) and {} profile versions of {} namespaces",
-        written.threads,
-        written.entries,
-        written.profile_versions,
-        namespaces.len()
+        "exported {} threads ({} summaries) and {} profile versions of {count} namespaces",
+        written.threads, written.entries, written.profile_versions,
     );
     Ok(())
 }

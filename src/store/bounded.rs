@@ -96,8 +96,17 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
         self.bound(self.inner.namespaces()).await
     }
 
-    async fn threads(&self, ns: &Namespace) -> Result<Vec<Thread>, StoreError> {
-        self.bound(self.inner.threads(ns)).await
+    async fn namespace_names(&self) -> Result<Vec<String>, StoreError> {
+        self.bound(self.inner.namespace_names()).await
+    }
+
+    async fn threads_page(
+        &self,
+        ns: &Namespace,
+        after: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Thread>, StoreError> {
+        self.bound(self.inner.threads_page(ns, after, limit)).await
     }
 
     async fn import(

@@ -73,11 +73,24 @@ pub trait MemoryStore: Send + Sync {
         at: Option<i64>,
     ) -> Result<Counts, StoreError>;
 
-    /// Every namespace that holds a thread or a profile, by name.
+    /// Every namespace that holds a thread or a profile, by name, with what it holds.
     async fn namespaces(&self) -> Result<Vec<NamespaceStats>, StoreError>;
 
-    /// The namespace's threads by id, each with its entries in the order they were saved.
-    async fn threads(&self, ns: &Namespace) -> Result<Vec<Thread>, StoreError>;
+    /// The names of the namespaces [`namespaces`](Self::namespaces) lists, sorted, without
+    /// reading their threads: what an export of a whole database starts from.
+    async fn namespace_names(&self) -> Result<Vec<String>, StoreError>;
+
+    /// Up to `limit` of the namespace's threads by id, from the first after `after` (the id of
+    /// the last thread of the page before, as this answered it: a stored id need not pass
+    /// [`ThreadId::parse`], the original function having written it), each with its entries in
+    /// the order they were saved. A page shorter than `limit` is the last. A thread document
+    /// the original left without entries comes with none, so that it still moves the cursor.
+    async fn threads_page(
+        &self,
+        ns: &Namespace,
+        after: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Thread>, StoreError>;
 
     /// Appends, in order, the `entries` the thread does not hold yet (the same summary and
     /// timestamp), so that importing twice changes nothing. Returns how many it appended.

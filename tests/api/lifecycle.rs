@@ -16,6 +16,7 @@ on_both_stores!(
     saves_drop_what_the_limits_do_not_keep,
     loads_hide_summaries_past_the_retention_age,
     admins_list_export_and_delete_namespaces,
+    an_export_streams_more_than_a_page,
 );
 
 async fn forget(fresh: &Fresh, query: &str) -> reqwest::Response {
@@ -144,7 +145,10 @@ async fn loads_hide_summaries_past_the_retention_age(store: StoreKind) {
         let mut settings = settings(dir.path());
         on_store(&mut settings, store);
         let held = open_store(&settings).await.unwrap().memory;
-        let threads = held.threads(&Namespace::named(&ns).unwrap()).await.unwrap();
+        let threads = held
+            .threads_page(&Namespace::named(&ns).unwrap(), None, 10)
+            .await
+            .unwrap();
         assert_eq!(threads[0].entries.len(), 1);
     }
 }
@@ -254,4 +258,36 @@ async fn admin_is_off_without_admin_tokens() {
             .unwrap();
         error_json(response, 403, "not_admin").await;
     }
+}
+
+/// An export of more threads than a page (100) is streamed, not sent whole, and holds every
+/// thread once, by id.
+async fn an_export_streams_more_than_a_page(store: StoreKind) {
+    let fresh = spawn_fresh(store, |_| {}).await;
+    let ids: Vec<String> = (0..201).map(|i| format!("t{i:03}")).collect();
+    for id in &ids {
+        fresh.app.save(&fresh.token, Some(id), "要約").await;
+    }
+    let path = format!("/admin/export?namespace={}", fresh.ns);
+    let exported = fresh
+        .app
+        .call(Method::GET, &path, ADMIN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(exported.status(), 200);
+    assert_eq!(
+        exported.content_length(),
+        None,
+        "streamed, so of no length known ahead"
+    );
+    let body = exported.text().await.unwrap();
+    let read: Vec<String> = body
+        .lines()
+        .map(|line| {
+            let line: Value = serde_json::from_str(line).unwrap();
+            line["thread_id"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(read, ids);
 }

@@ -2,6 +2,7 @@
 
 mod backfill;
 mod conformance;
+mod export;
 mod firestore;
 mod grants;
 mod lifecycle;

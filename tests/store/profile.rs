@@ -199,11 +199,12 @@ pub async fn a_profile_is_forgotten_deleted_and_listed_with_its_namespace(
         .into_iter()
         .map(|stats| stats.name)
         .collect();
+    let names = store.namespace_names().await.unwrap();
+    assert!(names.is_sorted(), "{names:?}");
     for ns in [&only_profile, &both] {
-        assert!(
-            listed.contains(&ns.name().to_owned()),
-            "{ns} not in {listed:?}"
-        );
+        let name = ns.name().to_owned();
+        assert!(listed.contains(&name), "{ns} not in {listed:?}");
+        assert!(names.contains(&name), "{ns} not in {names:?}");
     }
     assert_eq!(store.forget_profile(&only_profile).await.unwrap(), 2);
     assert_eq!(
@@ -213,6 +214,10 @@ pub async fn a_profile_is_forgotten_deleted_and_listed_with_its_namespace(
     assert_eq!(store.forget_profile(&only_profile).await.unwrap(), 0);
     store.delete_namespace(&both).await.unwrap();
     assert_eq!(store.profile_versions(&both).await.unwrap(), []);
+    let names = store.namespace_names().await.unwrap();
+    for ns in [&only_profile, &both] {
+        assert!(!names.contains(&ns.name().to_owned()), "{ns} in {names:?}");
+    }
     // A namespace's next profile after forgetting starts a new history.
     assert_eq!(written(store, &only_profile, "d").await.version, 1);
 }

@@ -1,18 +1,15 @@
-//! `/admin`, for operators with curl: list, export and delete namespaces. Only admin tokens
-//! reach it, and it is not in the GPT's schema. Every action writes an audit line; a bare
-//! token's namespace is named by its label, since URLs land in request logs.
+//! `/admin`, for operators with curl: list, export (`admin_export`) and delete namespaces. Only
+//! admin tokens reach it, and it is not in the GPT's schema. Every action writes an audit line;
+//! a bare token's namespace is named by its label, since URLs land in request logs.
 
 use actix_web::{HttpResponse, web};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::fallback::method_not_allowed;
-use crate::domain::Namespace;
 use crate::http::auth::Admin;
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
-use crate::http::strict_query::StrictQuery;
 use crate::store::NamespaceStats;
-use crate::transfer::{self, Exported};
 
 pub fn register(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -28,11 +25,7 @@ pub fn register(cfg: &mut web::ServiceConfig) {
                     .route(web::delete().to(delete_namespace))
                     .default_service(method_not_allowed("DELETE")),
             )
-            .service(
-                web::resource("/export")
-                    .route(web::get().to(export))
-                    .default_service(method_not_allowed("GET")),
-            ),
+            .configure(super::admin_export::register),
     );
 }
 
@@ -68,47 +61,6 @@ pub async fn namespaces(admin: Admin, app: web::Data<AppState>) -> Result<HttpRe
         .map(|stats| NamespaceView::new(stats, &admin))
         .collect();
     Ok(HttpResponse::Ok().json(serde_json::json!({ "namespaces": namespaces })))
-}
-
-#[derive(Deserialize)]
-pub struct ExportRequest {
-    namespace: Option<String>,
-}
-
-/// `GET /admin/export[?namespace=NAME]`: the JSON Lines of `kioku export`.
-pub async fn export(
-    admin: Admin,
-    StrictQuery(req): StrictQuery<ExportRequest>,
-    app: web::Data<AppState>,
-) -> Result<HttpResponse, ApiError> {
-    let named = match req.namespace.as_deref().filter(|n| !n.is_empty()) {
-        Some(requested) => Some(admin.namespace(requested)?),
-        None => None,
-    };
-    let namespaces = match &named {
-        Some(ns) => vec![ns.clone()],
-        None => transfer::namespaces(app.store.as_ref(), None).await?,
-    };
-    let mut body = Vec::new();
-    let written = transfer::export(app.store.as_ref(), &namespaces, &mut body).await?;
-    if let Some(ns) = &named
-        && written == Exported::default()
-    {
-        return Err(ApiError::UnknownNamespace(ns.label().to_owned()));
-    }
-    tracing::info!(
-        audit = true,
-        remote_ip = %admin.client,
-        action = "export",
-        namespace = named.as_ref().map_or("(every namespace)", Namespace::label),
-        threads = written.threads,
-        entries = written.entries,
-        profile_versions = written.profile_versions,
-        "an operator exported memories"
-    );
-    Ok(HttpResponse::Ok()
-        .content_type("application/x-ndjson")
-        .body(body))
 }
 
 /// `DELETE /admin/namespaces/{name}`: forgets every thread of the namespace.

@@ -2,6 +2,7 @@
 //! they read the request, call `memory` (or the store, for operators) and answer.
 
 mod admin;
+mod admin_export;
 mod admin_oauth;
 mod docs;
 mod fallback;

@@ -1,17 +1,14 @@
 //! The backfill: sets the tracked fields of threads that lack them, or whose fields no longer
 //! hold (the original function's threads, and kioku's from before the fields), so that loads
-//! of their namespaces read in order. Idempotent and resumable: it reads threads a page at a
-//! time, by name, and writes only those whose fields do not hold, each only if still as read.
+//! of their namespaces read in order. Idempotent and resumable: it reads each namespace's
+//! threads a page at a time, by id, and writes only those whose fields do not hold, each only
+//! if still as read.
 
-use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, Write, value::ValueType};
-use firestore::{FirestoreQueryCursor, FirestoreValue};
+use firestore::gcloud_sdk::google::firestore::v1::{Document, Write};
 
 use super::FirestoreStore;
-use super::calls::counted;
-use super::failure::unavailable;
-use super::layout::THREADS;
 use super::tracked::{Tracked, is_tracked};
-use super::values::entry_values;
+use super::values::{document_id, entry_values};
 use super::writes::{unchanged, update};
 use crate::domain::Namespace;
 use crate::store::StoreError;
@@ -55,47 +52,37 @@ impl FirestoreStore {
 
     /// Tracks every thread of `ns`, or of every namespace; answers how many it wrote.
     pub async fn backfill(&self, ns: Option<&Namespace>) -> Result<u64, StoreError> {
-        let mut after: Option<String> = None;
+        let namespaces = match ns {
+            Some(ns) => vec![ns.clone()],
+            None => self
+                .list_namespace_names()
+                .await?
+                .iter()
+                .map(|name| Namespace::named(name))
+                .collect::<Result<_, _>>()
+                .map_err(|problem| {
+                    StoreError::failed("a stored namespace is unreadable", problem)
+                })?,
+        };
         let mut written = 0;
-        loop {
-            let documents = self.threads_by_name(ns, after.as_deref()).await?;
-            for doc in &documents {
-                if !is_tracked(doc) {
-                    written += self.track(doc).await?;
+        for ns in &namespaces {
+            let mut after: Option<String> = None;
+            loop {
+                let documents = self
+                    .thread_page_documents(ns, after.as_deref(), PAGE)
+                    .await?;
+                for doc in &documents {
+                    if !is_tracked(doc) {
+                        written += self.track(doc).await?;
+                    }
                 }
+                if documents.len() < PAGE as usize {
+                    break;
+                }
+                after = documents.last().map(document_id);
             }
-            if documents.len() < PAGE as usize {
-                return Ok(written);
-            }
-            after = documents.last().map(|doc| doc.name.clone());
         }
-    }
-
-    /// A page of threads by name, after `after`: of `ns`, or of every namespace.
-    async fn threads_by_name(
-        &self,
-        ns: Option<&Namespace>,
-        after: Option<&str>,
-    ) -> Result<Vec<Document>, StoreError> {
-        let select = self.db.fluent().select().from(THREADS);
-        let mut query = match ns {
-            Some(ns) => select.parent(self.threads_path(ns)),
-            None => select
-                .parent(self.db.get_documents_path().clone())
-                .all_descendants(),
-        }
-        .limit(PAGE);
-        if let Some(after) = after {
-            let name = FirestoreValue::from(Value {
-                value_type: Some(ValueType::ReferenceValue(after.to_owned())),
-            });
-            query = query.start_at(FirestoreQueryCursor::AfterValue(vec![name]));
-        }
-        query
-            .query()
-            .await
-            .map(counted)
-            .map_err(|e| unavailable("reading threads to track failed", e))
+        Ok(written)
     }
 
     /// Sets `doc`'s tracked fields from its entries, if it is still as read; reads it again

@@ -3,10 +3,12 @@
 
 use std::time::Duration;
 
+use firestore::gcloud_sdk::google::firestore::v1::value::ValueType;
 use firestore::gcloud_sdk::google::firestore::v1::{
-    CommitRequest, Document, GetDocumentRequest, Write,
+    CommitRequest, Document, DocumentMask, GetDocumentRequest, ListDocumentsRequest, Value, Write,
 };
 use firestore::gcloud_sdk::tonic::{Code, Status};
+use firestore::{FirestoreQueryCursor, FirestoreValue};
 
 use super::FirestoreStore;
 use super::failure::{commit_error, lost_race, unavailable};
@@ -21,6 +23,8 @@ use crate::store::{StoreError, usage};
 const ATTEMPTS: u32 = 12;
 /// The longest wait between two tries.
 const MAX_BACKOFF: Duration = Duration::from_millis(200);
+/// Namespace names a listing asks for at once: a name each, so many are cheap.
+const NAMES_PER_PAGE: i32 = 1_000;
 
 impl FirestoreStore {
     /// Every thread document of `ns`.
@@ -37,6 +41,76 @@ impl FirestoreStore {
             .await
             .map(counted)
             .map_err(|e| unavailable("listing a namespace's threads failed", e))
+    }
+
+    /// Up to `limit` thread documents of `ns` by id, from the first after the thread `after`:
+    /// one query, each document read once.
+    pub(super) async fn thread_page_documents(
+        &self,
+        ns: &Namespace,
+        after: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Document>, StoreError> {
+        let select = self
+            .db
+            .fluent()
+            .select()
+            .from(THREADS)
+            .parent(self.threads_path(ns))
+            .order(|o| o.fields([o.field("__name__").ascending()]))
+            .limit(limit);
+        let select = match after {
+            Some(after) => {
+                let name = format!("{}/{THREADS}/{after}", self.threads_path(ns));
+                let value = FirestoreValue::from(Value {
+                    value_type: Some(ValueType::ReferenceValue(name)),
+                });
+                select.start_at(FirestoreQueryCursor::AfterValue(vec![value]))
+            }
+            None => select,
+        };
+        select
+            .query()
+            .await
+            .map(counted)
+            .map_err(|e| unavailable("reading a page of a namespace's threads failed", e))
+    }
+
+    /// The name of every namespace: the documents of `memory`, a page of names at a time, with
+    /// no field. The original never writes `memory/{namespace}` itself, only documents below
+    /// it, so they are asked for as "missing" documents, which ListDocuments alone lists; no
+    /// thread is read.
+    pub(super) async fn list_namespace_names(&self) -> Result<Vec<String>, StoreError> {
+        let root = format!("{}/{ROOT}/", self.db.get_documents_path());
+        let mut names = Vec::new();
+        let mut page_token = String::new();
+        loop {
+            let request = ListDocumentsRequest {
+                parent: self.db.get_documents_path().clone(),
+                collection_id: ROOT.to_owned(),
+                page_size: NAMES_PER_PAGE,
+                page_token,
+                mask: Some(DocumentMask::default()),
+                show_missing: true,
+                ..ListDocumentsRequest::default()
+            };
+            let mut client = self.db.client().get();
+            let page = self
+                .within_time(client.list_documents(request))
+                .await
+                .map_err(|e| unavailable("listing every namespace failed", e))?
+                .into_inner();
+            let documents = counted(page.documents);
+            names.extend(
+                documents
+                    .into_iter()
+                    .filter_map(|doc| Some(doc.name.strip_prefix(&root)?.to_owned())),
+            );
+            if page.next_page_token.is_empty() {
+                return Ok(names);
+            }
+            page_token = page.next_page_token;
+        }
     }
 
     /// Every document of the collections `collection` of every namespace, each with its

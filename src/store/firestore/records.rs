@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use firestore::gcloud_sdk::google::firestore::v1::{ArrayValue, Document, Value, value::ValueType};
 
 use super::layout::{EXPIRES_AT, GRANT_ID, NAMESPACE, USED};
-use super::values::{string_value, timestamp};
+use super::values::{document_id, string_value, timestamp};
 use crate::store::{Client, Credential, CredentialKind, Grant, StoreError};
 
 /// A document's fields, by name.
@@ -122,12 +122,7 @@ struct Read<'a>(&'a Document);
 
 impl Read<'_> {
     fn id(&self) -> String {
-        self.0
-            .name
-            .rsplit('/')
-            .next()
-            .unwrap_or_default()
-            .to_owned()
+        document_id(self.0)
     }
 
     fn field(&self, name: &str) -> Option<&ValueType> {

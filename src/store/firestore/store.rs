@@ -11,7 +11,7 @@ use super::failure::unavailable;
 use super::layout::{PROFILE_VERSIONS, THREADS};
 use super::tracked::Tracked;
 use super::values::{
-    entry_value, entry_values, expiry, newest_entry, thread_entries, value_micros,
+    document_id, entry_value, entry_values, expiry, newest_entry, thread_entries, value_micros,
 };
 use super::writes::{append_write, delete_write, entries_write};
 use crate::domain::{
@@ -175,22 +175,28 @@ impl MemoryStore for FirestoreStore {
         Ok(namespaces.into_values().collect())
     }
 
-    async fn threads(&self, ns: &Namespace) -> Result<Vec<Thread>, StoreError> {
-        let mut threads: Vec<Thread> = self
-            .thread_documents(ns)
+    async fn namespace_names(&self) -> Result<Vec<String>, StoreError> {
+        self.list_namespace_names().await
+    }
+
+    async fn threads_page(
+        &self,
+        ns: &Namespace,
+        after: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Thread>, StoreError> {
+        Ok(self
+            .thread_page_documents(ns, after, limit)
             .await?
             .iter()
             .map(|doc| Thread {
-                id: doc.name.rsplit('/').next().unwrap_or_default().to_owned(),
+                id: document_id(doc),
                 entries: thread_entries(doc)
                     .into_iter()
                     .map(|item| item.entry)
                     .collect(),
             })
-            .filter(|thread| !thread.entries.is_empty())
-            .collect();
-        threads.sort_by(|a, b| a.id.cmp(&b.id));
-        Ok(threads)
+            .collect())
     }
 
     async fn import(

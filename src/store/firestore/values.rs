@@ -31,6 +31,11 @@ pub fn saved_at(doc: &Document) -> Option<(i64, i32)> {
     }
 }
 
+/// The id of `doc`: the last part of its name.
+pub fn document_id(doc: &Document) -> String {
+    doc.name.rsplit('/').next().unwrap_or_default().to_owned()
+}
+
 pub fn string_value(text: &str) -> Value {
     Value {
         value_type: Some(ValueType::StringValue(text.to_owned())),

@@ -168,15 +168,35 @@ impl MemoryStore for SqliteStore {
         .await
     }
 
-    async fn threads(&self, ns: &Namespace) -> Result<Vec<Thread>, StoreError> {
-        let ns = ns.name().to_owned();
+    async fn namespace_names(&self) -> Result<Vec<String>, StoreError> {
+        self.read(|conn| {
+            conn.prepare(
+                "SELECT namespace FROM threads UNION SELECT namespace FROM profile_versions
+                 ORDER BY 1",
+            )?
+            .query_map([], |row| row.get(0))?
+            .collect()
+        })
+        .await
+    }
+
+    async fn threads_page(
+        &self,
+        ns: &Namespace,
+        after: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Thread>, StoreError> {
+        let (ns, after) = (ns.name().to_owned(), after.map(str::to_owned));
         self.read(move |conn| {
-            let mut stmt = conn.prepare(
-                "SELECT thread_id, summary, timestamp FROM entries WHERE namespace = ?1
+            let mut stmt = conn.prepare_cached(
+                "SELECT thread_id, summary, timestamp FROM entries
+                 WHERE namespace = ?1 AND thread_id IN (
+                     SELECT thread_id FROM threads WHERE namespace = ?1
+                     AND (?2 IS NULL OR thread_id > ?2) ORDER BY thread_id LIMIT ?3)
                  ORDER BY thread_id, seq",
             )?;
             let mut threads: Vec<Thread> = Vec::new();
-            let mut rows = stmt.query([ns])?;
+            let mut rows = stmt.query(params![ns, after, limit])?;
             while let Some(row) = rows.next()? {
                 let id: String = row.get(0)?;
                 let entry = Entry {

@@ -1,112 +1,19 @@
-//! Memories as JSON Lines, one thread per line with the original's field names, and a line for
-//! a namespace's profile: what `kioku export`, `kioku import` and `/admin/export` read and
-//! write. A backup, and the way between stores or from a bare-token namespace to a named one.
+//! Reading an export back: each line held to the API's rules, bad ones reported and skipped,
+//! what is held already not added again.
 
-use std::io::{self, BufRead, Write};
+use std::io::BufRead;
 
 use chrono::{DateTime, TimeDelta, Utc};
-use serde::{Deserialize, Serialize};
 
-use crate::domain::{Entry, Namespace, Profile, Summary, ThreadId, ValidationError, check_profile};
+use super::{ProfileRecord, ThreadRecord, TransferError};
+use crate::domain::{Entry, Namespace, Profile, Summary, ThreadId, check_profile};
 use crate::store::{MemoryStore, StoreError};
-
-/// One line: a thread, its namespace, and its entries in the order they were saved.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ThreadRecord {
-    pub namespace: String,
-    pub thread_id: String,
-    pub entries: Vec<Entry>,
-}
-
-/// One line: a namespace's profile, every version kept, oldest first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ProfileRecord {
-    pub namespace: String,
-    pub profile_versions: Vec<Profile>,
-}
-
-/// What an export wrote.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Exported {
-    pub threads: u64,
-    pub entries: u64,
-    pub profile_versions: u64,
-}
 
 /// The longest texts an import takes, as a save and a profile rewrite take them.
 #[derive(Debug, Clone, Copy)]
 pub struct TextLimits {
     pub summary: usize,
     pub profile: usize,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum TransferError {
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error("reading or writing memories failed")]
-    Io(#[from] io::Error),
-    /// The namespace asked for cannot be one.
-    #[error(transparent)]
-    Invalid(#[from] ValidationError),
-    /// The store holds a namespace kioku cannot name.
-    #[error("{0}")]
-    StoredName(String),
-}
-
-/// The namespaces an export covers: `name`, or every one the store holds.
-pub async fn namespaces(
-    store: &dyn MemoryStore,
-    name: Option<&str>,
-) -> Result<Vec<Namespace>, TransferError> {
-    if let Some(name) = name {
-        return Ok(vec![Namespace::requested(name)?]);
-    }
-    store
-        .namespaces()
-        .await?
-        .iter()
-        .map(|stats| Namespace::named(&stats.name).map_err(TransferError::StoredName))
-        .collect()
-}
-
-/// Writes every thread of `namespaces` to `out`, a line each, then its profile; returns how
-/// much it wrote.
-pub async fn export(
-    store: &dyn MemoryStore,
-    namespaces: &[Namespace],
-    out: &mut impl Write,
-) -> Result<Exported, TransferError> {
-    let mut written = Exported::default();
-    for ns in namespaces {
-        for thread in store.threads(ns).await? {
-            written.threads += 1;
-            written.entries += thread.entries.len() as u64;
-            let record = ThreadRecord {
-                namespace: ns.name().to_owned(),
-                thread_id: thread.id,
-                entries: thread.entries,
-            };
-            write_line(out, &record)?;
-        }
-        let profile_versions = store.profile_versions(ns).await?;
-        if !profile_versions.is_empty() {
-            written.profile_versions += profile_versions.len() as u64;
-            let record = ProfileRecord {
-                namespace: ns.name().to_owned(),
-                profile_versions,
-            };
-            write_line(out, &record)?;
-        }
-    }
-    Ok(written)
-}
-
-fn write_line(out: &mut impl Write, record: &impl Serialize) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, record)?;
-    out.write_all(b"\n")
 }
 
 /// `--rename OLD:NEW` options: threads of namespace OLD are imported into NEW.
