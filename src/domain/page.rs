@@ -45,6 +45,12 @@ impl PageBuilder {
     /// Adds the next entry; `false` when it does not fit, and the page is full. An entry too
     /// large for an empty page is cut to fit instead.
     pub fn push(&mut self, item: Located) -> bool {
+        let chars = json_chars(&item.entry);
+        self.push_measured(item, chars)
+    }
+
+    /// [`push`](Self::push) for an entry whose [`json_chars`] the caller has measured already.
+    pub fn push_measured(&mut self, item: Located, entry_chars: usize) -> bool {
         let existing = self
             .page
             .threads
@@ -52,7 +58,7 @@ impl PageBuilder {
             .position(|t| t.id == item.thread_id);
         // A new thread costs its key, brackets and a comma; an entry, itself and a comma.
         let thread_cost = existing.map_or(json_chars(&item.thread_id) + 4, |_| 0);
-        let entry_cost = json_chars(&item.entry) + 1;
+        let entry_cost = entry_chars + 1;
         let entry = if self.budget.take(thread_cost + entry_cost) {
             item.entry
         } else if self.page.threads.is_empty() {

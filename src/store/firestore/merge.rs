@@ -117,11 +117,11 @@ impl<'a> Merge<'a> {
             }
             let Waiting { item, chars } = PeekMut::pop(next);
             self.waiting_chars -= chars;
-            self.place(item);
+            self.place(item, chars);
         }
     }
 
-    fn place(&mut self, item: Located) {
+    fn place(&mut self, item: Located, chars: usize) {
         if !self.placed_threads.contains(&item.thread_id) {
             if self
                 .filter
@@ -134,7 +134,7 @@ impl<'a> Merge<'a> {
         }
         self.placed += 1;
         if !self.page.is_full() {
-            self.page.push(item);
+            self.page.push_measured(item, chars);
         }
     }
 
