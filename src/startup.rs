@@ -9,7 +9,7 @@ use std::time::Duration;
 use actix_web::dev::Server;
 
 use crate::config::{OAuthSettings, Settings, SignInMode, StoreKind};
-use crate::credentials::{self, AdminTokens, MIN_TOKEN_CHARS, Tokens};
+use crate::credentials::{self, AdminTokens, MIN_TOKEN_CHARS, Sessions, Tokens};
 use crate::http::{self, AppState, Privacy, Shared, TraceProject};
 use crate::memory::{Memory, Rules};
 use crate::oauth::metadata::CALLBACK_PATH;
@@ -23,6 +23,8 @@ use crate::throttle::Throttle;
 /// How often the embedded store forgets entries past `KIOKU_RETENTION_DAYS`, and how often
 /// expired grants and credentials are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(3_600);
+/// How long a sign-in to the memory page lasts: a working day, then the person signs in again.
+const SESSION_LIFETIME: chrono::TimeDelta = chrono::TimeDelta::hours(12);
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -105,6 +107,9 @@ impl Application {
             keep_purging(&settings).await?;
         }
         let oauth = authorization_server(&settings, address, &stores, &tokens)?;
+        // Grants and the memory page's sessions both expire in the store.
+        keep_purging_grants(Arc::clone(&stores.grants));
+        let sessions = Sessions::new(Arc::clone(&stores.grants), SESSION_LIFETIME);
         let rules = Rules {
             timezone: settings.timezone,
             max_summary_chars: settings.max_summary_chars as usize,
@@ -120,6 +125,8 @@ impl Application {
             schema_post: settings.schema_post,
             privacy,
             oauth,
+            sessions,
+            grants: Arc::clone(&stores.grants),
             throttle: Throttle::default(),
             behind_cloud_run: settings.on_cloud_run(),
         };
@@ -268,7 +275,6 @@ fn authorization_server(
             false => None,
         },
     };
-    keep_purging_grants(Arc::clone(&stores.grants));
     Ok(Some(Arc::new(AuthorizationServer::new(
         Arc::clone(&stores.grants),
         &issuer,
@@ -299,8 +305,8 @@ fn upstream(oauth: &OAuthSettings, issuer: &str) -> Result<Upstream, StartupErro
     .map_err(|err| StartupError::Config(format!("the OpenID Provider's settings: {err}")))
 }
 
-/// Deletes expired grants and credentials every [`PURGE_EVERY`], on every store; the first
-/// purge waits an interval, so that starting stays fast.
+/// Deletes expired grants, credentials and page sessions every [`PURGE_EVERY`], on every
+/// store; the first purge waits an interval, so that starting stays fast.
 fn keep_purging_grants(grants: Arc<dyn GrantStore>) {
     repeat_every(PURGE_EVERY, move || {
         let grants = Arc::clone(&grants);
@@ -308,9 +314,9 @@ fn keep_purging_grants(grants: Arc<dyn GrantStore>) {
             match grants.purge_expired(chrono::Utc::now()).await {
                 Ok(0) => {}
                 Ok(records) => {
-                    tracing::info!(records, "deleted expired OAuth grants and credentials")
+                    tracing::info!(records, "deleted expired grants, credentials and sessions")
                 }
-                Err(err) => tracing::error!(error = %ErrorChain(&err), "the OAuth purge failed"),
+                Err(err) => tracing::error!(error = %ErrorChain(&err), "the grants' purge failed"),
             }
         }
     });

@@ -28,6 +28,8 @@ pub enum Door {
     Mcp,
     Admin,
     Consent,
+    /// The memory page's sign-in.
+    Page,
 }
 
 impl Door {
@@ -37,6 +39,7 @@ impl Door {
             Self::Mcp => "mcp",
             Self::Admin => "admin",
             Self::Consent => "consent",
+            Self::Page => "page",
         }
     }
 }

@@ -7,9 +7,10 @@ use actix_web::HttpRequest;
 use actix_web::http::header;
 
 use super::pages::Privacy;
+use crate::credentials::Sessions;
 use crate::memory::Memory;
 use crate::oauth::AuthorizationServer;
-use crate::store::{MemoryStore, Readiness};
+use crate::store::{GrantStore, MemoryStore, Readiness};
 use crate::throttle::Throttle;
 
 pub struct AppState {
@@ -27,6 +28,11 @@ pub struct AppState {
     pub privacy: Privacy,
     /// The OAuth server, when `KIOKU_OAUTH` turns it on.
     pub oauth: Option<Arc<AuthorizationServer>>,
+    /// The memory page's sign-ins.
+    pub sessions: Sessions,
+    /// The OAuth server's records, for the apps a person connected (whether or not OAuth is
+    /// on now).
+    pub grants: Arc<dyn GrantStore>,
     /// Failed sign-ins per client address.
     pub throttle: Throttle,
     /// Whether requests come through Cloud Run's front end, which says who the client is in

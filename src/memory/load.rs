@@ -175,6 +175,38 @@ pub struct Searched {
     truncation: Truncation,
 }
 
+impl Loaded {
+    /// The threads, most recently saved first.
+    pub fn threads(&self) -> &[Thread] {
+        &self.data.0
+    }
+
+    pub fn profile(&self) -> Option<&Profile> {
+        self.profile.as_ref()
+    }
+
+    pub fn truncation(&self) -> &Truncation {
+        &self.truncation
+    }
+}
+
+impl Searched {
+    pub fn results(&self) -> &[Found] {
+        &self.results
+    }
+
+    pub fn truncation(&self) -> &Truncation {
+        &self.truncation
+    }
+}
+
+impl Truncation {
+    /// Where the rest starts, when the budget left some out.
+    pub fn next_before(&self) -> Option<&str> {
+        self.next_before.as_deref()
+    }
+}
+
 /// Threads as a JSON object keyed by thread id, in the store's order (most recent first).
 struct ThreadMap(Vec<Thread>);
 

@@ -94,11 +94,8 @@ impl Memory {
         }
     }
 
-    /// The current profile, for a load's first page.
-    pub(super) async fn current_profile(
-        &self,
-        ns: &Namespace,
-    ) -> Result<Option<Profile>, MemoryError> {
+    /// The current profile, for a load's first page and the memory page.
+    pub async fn current_profile(&self, ns: &Namespace) -> Result<Option<Profile>, MemoryError> {
         Ok(self
             .store
             .profile(ns, None, self.rules.retention.cutoff())

@@ -7,6 +7,7 @@ use url::Url;
 
 use super::error::{ErrorCode, OAuthError, refuse};
 use super::issued::{CodeBody, SignInBody};
+use super::oidc::Upstream;
 use super::request::{AuthorizationParams, AuthorizationRequest, RequestError, SCOPE};
 use super::secret::{self, SecretKind};
 use super::server::{AuthorizationServer, SIGN_IN_LIFETIME, after};
@@ -25,6 +26,8 @@ pub struct SignedIn {
 pub enum Finished {
     /// Back to the client, with a code or an error.
     Redirect(String),
+    /// Into the memory page, signed in.
+    Page(SignedIn),
     /// Nowhere: the sign-in is unknown or expired, so there is no client to go back to.
     Shown(String),
 }
@@ -120,11 +123,12 @@ impl AuthorizationServer {
         url.into()
     }
 
-    /// Sends the person to the OpenID Provider: its URL, and the `state` the browser must bring
-    /// back (kept in a cookie, so a sign-in cannot be finished in another browser).
+    /// Sends the person to the OpenID Provider, to answer `request` or, without one, to sign in
+    /// to the memory page: its URL, and the `state` the browser must bring back (kept in a
+    /// cookie, so a sign-in cannot be finished in another browser).
     pub async fn begin_sign_in(
         &self,
-        request: AuthorizationParams,
+        request: Option<AuthorizationParams>,
     ) -> Result<(String, String), OAuthError> {
         let Some(upstream) = &self.sign_in.upstream else {
             return refuse(
@@ -168,11 +172,13 @@ impl AuthorizationServer {
             return Ok(unknown());
         }
         let body: SignInBody = read_body(&credential)?;
-        let request = match body
-            .request
-            .validate(self.store.as_ref(), &self.issuer)
-            .await
-        {
+        let Some(params) = &body.request else {
+            return Ok(match code {
+                Ok(code) => Finished::Page(self.person(upstream, code, &body).await?),
+                Err(_) => Finished::Shown("The sign-in was not completed.".into()),
+            });
+        };
+        let request = match params.validate(self.store.as_ref(), &self.issuer).await {
             Ok(request) => request,
             Err(RequestError::Shown(why)) => return Ok(Finished::Shown(why)),
             Err(RequestError::Returned { to, error }) => {
@@ -184,13 +190,22 @@ impl AuthorizationServer {
             Ok(code) => code,
             Err(_) => return Ok(Finished::Redirect(self.denial(&request))),
         };
-        let person = upstream.finish(code, &body.pending).await?;
-        let namespace = person_namespace(&person.issuer, &person.subject);
-        let who = SignedIn {
-            namespace,
-            with: person.issuer,
-        };
+        let who = self.person(upstream, code, &body).await?;
         Ok(Finished::Redirect(self.approve(&request, who).await?))
+    }
+
+    /// Who the provider says the person is, for `code`: their own namespace.
+    async fn person(
+        &self,
+        upstream: &Upstream,
+        code: &str,
+        body: &SignInBody,
+    ) -> Result<SignedIn, OAuthError> {
+        let person = upstream.finish(code, &body.pending).await?;
+        Ok(SignedIn {
+            namespace: person_namespace(&person.issuer, &person.subject),
+            with: person.issuer,
+        })
     }
 }
 

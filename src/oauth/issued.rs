@@ -26,9 +26,10 @@ pub struct TokenBody {
 }
 
 /// A sign-in at the OpenID Provider under way: what to check when the person comes back, and
-/// the authorization request to answer then. Not `Debug`: it holds the PKCE verifier.
+/// the authorization request to answer then, or none for a sign-in to the memory page. Not
+/// `Debug`: it holds the PKCE verifier.
 #[derive(Serialize, Deserialize)]
 pub struct SignInBody {
     pub pending: PendingSignIn,
-    pub request: AuthorizationParams,
+    pub request: Option<AuthorizationParams>,
 }

@@ -7,6 +7,7 @@
 //! - `request` and `authorize`: the authorization request, the code, sign-in upstream.
 //! - `token` and `revoke`: the token endpoint (RFC 6749, PKCE, RFC 8707) and RFC 7009.
 //! - `access`: an access token presented to the API or to `/mcp`.
+//! - [`connected`]: a namespace's grants as the memory page shows them, and disconnecting one.
 //! - [`metadata`]: RFC 8414 and RFC 9728 documents. [`oidc`]: the OpenID Provider's client.
 //! - `secret`, `issued`, `resource`, `error`: what is issued and kept, and why a request was
 //!   refused.
@@ -16,6 +17,7 @@
 mod access;
 mod authorize;
 pub mod client;
+pub mod connected;
 mod error;
 mod issued;
 pub mod metadata;

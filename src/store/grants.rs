@@ -49,14 +49,17 @@ pub enum CredentialKind {
     RefreshToken,
     /// A sign-in at the OpenID Provider under way: it is keyed by the `state` sent there.
     SignIn,
+    /// A person signed in to the memory page: it is keyed by their cookie; used once signed out.
+    PageSession,
 }
 
 impl CredentialKind {
-    const ALL: [Self; 4] = [
+    const ALL: [Self; 5] = [
         Self::AuthorizationCode,
         Self::AccessToken,
         Self::RefreshToken,
         Self::SignIn,
+        Self::PageSession,
     ];
 
     /// Its name in a store: the one serde gives it.
@@ -66,6 +69,7 @@ impl CredentialKind {
             Self::AccessToken => "access_token",
             Self::RefreshToken => "refresh_token",
             Self::SignIn => "sign_in",
+            Self::PageSession => "page_session",
         }
     }
 

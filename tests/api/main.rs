@@ -1,7 +1,9 @@
 //! The HTTP contract, tested against a running server over a socket.
 
+mod app;
 mod audit;
 mod auth;
+mod browser;
 mod costs;
 #[path = "../common/emulator.rs"]
 mod emulator;

@@ -2,9 +2,12 @@
 //! [`grant_store_suite!`]. Records have fresh random ids, so backends may share one database.
 
 use std::slice;
+use std::sync::Arc;
 
 use chrono::{DateTime, SubsecRound, TimeDelta, TimeZone, Utc};
 use futures::future::join_all;
+use kioku::credentials::Sessions;
+use kioku::domain::Namespace;
 use kioku::store::{Client, Credential, CredentialKind, Grant, GrantStore, Redeemed};
 
 fn fresh(prefix: &str) -> String {
@@ -329,6 +332,22 @@ pub async fn purging_removes_what_expired_and_keeps_the_rest(store: &impl GrantS
     assert_eq!(store.purge_expired(cutoff).await.unwrap(), 0);
 }
 
+/// The memory page's sessions, kept here as credentials: a session one instance opened is
+/// found by another until it is closed or expires, and the store never holds its value.
+pub async fn page_sessions_are_found_until_closed(store: &(impl GrantStore + Clone + 'static)) {
+    let instance = || Sessions::new(Arc::new(store.clone()), TimeDelta::hours(1));
+    let ns = Namespace::named(&fresh("ns")).unwrap();
+    let (value, opened) = instance().open(&ns, "token").await.unwrap();
+    let found = instance().find(&value).await.unwrap().expect("found");
+    assert_eq!((&found.namespace, &found.csrf), (&ns, &opened.csrf));
+    assert_eq!(store.credential(&value).await.unwrap(), None);
+    instance().close(&value).await.unwrap();
+    assert!(instance().find(&value).await.unwrap().is_none());
+    let ended = Sessions::new(Arc::new(store.clone()), TimeDelta::seconds(-1));
+    let (value, _) = ended.open(&ns, "token").await.unwrap();
+    assert!(instance().find(&value).await.unwrap().is_none());
+}
+
 /// Instantiates every `GrantStore` test for one backend, as
 /// [`conformance_suite!`](crate::conformance_suite) does the `MemoryStore` tests.
 #[macro_export]
@@ -354,6 +373,7 @@ macro_rules! grant_store_suite {
             of_concurrent_redeems_exactly_one_is_first,
             a_grantless_credential_round_trips_and_is_never_replaced,
             purging_removes_what_expired_and_keeps_the_rest,
+            page_sessions_are_found_until_closed,
         );
     };
 }

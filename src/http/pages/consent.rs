@@ -44,7 +44,8 @@ impl<'a> Consent<'a> {
             hidden,
             csrf,
             token_sign_in,
-            provider_button: provider.map(|p| t.sign_in_with.replace("{provider}", &host(p))),
+            provider_button: provider
+                .map(|p| t.sign_in_with.replace("{provider}", &super::host(p))),
         }
     }
 }
@@ -62,11 +63,4 @@ fn destination(redirect_uri: &str) -> String {
         ),
         Err(_) => redirect_uri.to_owned(),
     }
-}
-
-fn host(url: &str) -> String {
-    url::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_owned))
-        .unwrap_or_else(|| url.to_owned())
 }

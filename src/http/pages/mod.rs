@@ -1,6 +1,8 @@
 //! kioku's HTML pages: compiled templates (`templates/`), in the person's language, sent with
 //! headers that keep them out of frames, caches and other sites' scripts.
 
+mod app;
+mod app_text;
 mod consent;
 mod privacy;
 mod text;
@@ -9,6 +11,7 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 
+pub use app::{AppNotice, AppView, ConfirmPage, EntryView, MemoryPage, SignInPage, ThreadView};
 pub use consent::Consent;
 pub use privacy::{FILE_POLICY, Privacy, PrivacyPage};
 pub use text::Text;
@@ -117,6 +120,14 @@ pub fn csp_source(url: &str) -> Option<String> {
         url::Origin::Tuple(..) => Some(url.origin().ascii_serialization()),
         url::Origin::Opaque(_) => Some(format!("{}:", url.scheme())),
     }
+}
+
+/// The host a URL names, as a person knows it: how a sign-in button names an OpenID Provider.
+pub fn host(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_else(|| url.to_owned())
 }
 
 /// What a person reads when a sign-in cannot go on.

@@ -1,5 +1,7 @@
 //! The words of kioku's pages, in English and Japanese.
 
+use super::app_text::{self, AppText};
+
 /// One language's words. `{client}`, `{provider}` and `{n}` are filled in.
 pub struct Text {
     pub lang: &'static str,
@@ -47,6 +49,8 @@ pub struct Text {
     pub logs_heading: &'static str,
     pub logs: &'static str,
     pub assistant_policy: &'static str,
+    /// The memory page's words.
+    pub app: &'static AppText,
 }
 
 pub static EN: Text = Text {
@@ -90,11 +94,12 @@ pub static EN: Text = Text {
     kept_until_forgotten: "Memories are kept until they are forgotten: nothing is deleted by age or number.",
     kept_sign_in: "A sign-in lasts until it expires or is revoked; expired ones are deleted within an hour.",
     forget_heading: "How to have it forgotten",
-    forget_ask: "Ask the assistant to forget a conversation, one summary or your profile (\"forget that\"). It tells you what will be forgotten and asks you to confirm; a GPT does it with its forgetMemory action, other apps with the forget_memory tool. Forgetting cannot be undone.",
+    forget_ask: "Ask the assistant to forget a conversation, one summary or your profile (\"forget that\"). It tells you what will be forgotten and asks you to confirm; a GPT does it with its forgetMemory action, other apps with the forget_memory tool. You can also see and forget them yourself on the memory page, /app, signed in with your API token. Forgetting cannot be undone.",
     forget_operator: "Ask the operator of this service to delete your whole memory, or to give you a copy of it (an export).",
     logs_heading: "Logs",
     logs: "Nothing of a memory is logged. This service's log records, for each request, the method, the path without its parameters, the status, the time taken and which memory it reached (by its name); never a summary, the profile, a search or a token. Repeated failed sign-ins are logged with the address they came from.",
     assistant_policy: "The assistant itself (ChatGPT, Claude or another app) handles your conversation under its own privacy policy.",
+    app: &app_text::EN,
 };
 
 pub static JA: Text = Text {
@@ -138,9 +143,10 @@ pub static JA: Text = Text {
     kept_until_forgotten: "古さや件数で消えることはありません。消すよう頼まれるまで保管します。",
     kept_sign_in: "サインインは、期限が切れるか取り消されるまで有効です。期限切れのものは 1 時間以内に消えます。",
     forget_heading: "消すには",
-    forget_ask: "アシスタントに、会話、要約 1 件、またはプロフィールを忘れるよう頼んでください（「それは忘れて」）。何を消すかを示して確認を求めます。GPT はアクション forgetMemory で、ほかのアプリはツール forget_memory で消します。消した記憶は元に戻せません。",
+    forget_ask: "アシスタントに、会話、要約 1 件、またはプロフィールを忘れるよう頼んでください（「それは忘れて」）。何を消すかを示して確認を求めます。GPT はアクション forgetMemory で、ほかのアプリはツール forget_memory で消します。API トークンでサインインすれば、記憶のページ（/app）で自分で見て消すこともできます。消した記憶は元に戻せません。",
     forget_operator: "このサービスの運営者に頼めば、あなたの記憶をすべて消すことも、その写し（エクスポート）を受け取ることもできます。",
     logs_heading: "ログ",
     logs: "記憶の中身はログに残しません。このサービスのログに残るのは、リクエストごとのメソッド、パラメーターを除いたパス、ステータス、所要時間、どの記憶へのリクエストか（記憶の名前）だけです。要約、プロフィール、検索語、トークンは残しません。サインインの失敗が続いたときは、その接続元のアドレスを記録します。",
     assistant_policy: "会話そのものは、アシスタント（ChatGPT、Claude などのアプリ）がそれぞれのプライバシーポリシーに従って扱います。",
+    app: &app_text::JA,
 };

@@ -4,7 +4,9 @@
 mod admin;
 mod admin_export;
 mod admin_oauth;
+mod app;
 mod docs;
+mod export_stream;
 mod fallback;
 // The schema names the GPT's operations, in these two.
 pub(super) mod forget;
@@ -21,6 +23,8 @@ pub use mcp::service as mcp_service;
 
 /// The route table.
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    // First: it takes `/` from a browser that asks for a page, before the API does.
+    app::register(cfg);
     memory::register(cfg);
     forget::register(cfg);
     mcp::register(cfg);

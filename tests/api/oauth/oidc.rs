@@ -130,3 +130,55 @@ async fn a_callback_from_another_browser_is_refused() {
         .unwrap();
     assert_eq!(response.status(), 400);
 }
+
+/// The memory page's sign-in at the provider opens the same namespace the person's apps use.
+async fn the_page_opens_the_memory_an_app_signed_in_to(store: StoreKind) {
+    let (app, _provider) = spawn_with_provider(store).await;
+    let client_id = registered_public_client(&app, REDIRECT).await;
+    let login = format!("carol-{}", uuid::Uuid::new_v4());
+    let access = sign_in(&app, &client_id, &login).await;
+    app.save(&access, None, "carol saved this through an app")
+        .await;
+
+    let browser = browser();
+    let page = browser
+        .get(format!("{}/app", app.base))
+        .send()
+        .await
+        .unwrap();
+    let page = page.text().await.unwrap();
+    assert!(
+        page.contains("/app/sign-in/provider"),
+        "no provider button: {page}"
+    );
+    let at = page.find(r#"name="csrf" value=""#).unwrap() + 19;
+    let csrf = &page[at..at + 64];
+    let to_provider = browser
+        .post(format!("{}/app/sign-in/provider", app.base))
+        .form(&[("csrf", csrf)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(to_provider.status(), 303);
+    let callback = sign_in_at_provider(&browser, location(&to_provider).as_str(), &login).await;
+    let entered = browser.get(&callback).send().await.unwrap();
+    assert_eq!(entered.status(), 303);
+    assert_eq!(entered.headers()["location"], "/app");
+    let page = browser
+        .get(format!("{}/app", app.base))
+        .send()
+        .await
+        .unwrap();
+    let page = page.text().await.unwrap();
+    assert!(page.contains("carol saved this through an app"), "{page}");
+}
+
+#[tokio::test]
+async fn the_page_signed_in_at_the_provider_shows_the_persons_own_memory_on_sqlite() {
+    the_page_opens_the_memory_an_app_signed_in_to(STORES[0]).await;
+}
+
+#[tokio::test]
+async fn the_page_signed_in_at_the_provider_shows_the_persons_own_memory_on_firestore() {
+    the_page_opens_the_memory_an_app_signed_in_to(STORES[1]).await;
+}

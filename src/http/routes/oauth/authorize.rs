@@ -6,7 +6,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
 use super::OAuthOn;
-use crate::http::cookies;
+use crate::http::cookies::{self, Form};
 use crate::http::error::retry_after_secs;
 use crate::http::pages::{self, Consent, Notice, Text};
 use crate::http::state::AppState;
@@ -44,7 +44,7 @@ pub async fn show(OAuthOn(oauth): OAuthOn, req: HttpRequest) -> HttpResponse {
         Ok(request) => request,
         Err(answer) => return answer,
     };
-    let csrf = cookies::csrf_token(&req);
+    let csrf = cookies::csrf_token(&req, Form::Consent);
     consent(&oauth, t, &request, &params, csrf, None)
 }
 
@@ -59,7 +59,11 @@ pub async fn decide(
         Err(why) => return notice(&req, None, StatusCode::BAD_REQUEST, &why),
     };
     let t = pages::language(&req, page.lang.as_deref());
-    if !cookies::csrf_matches(&req, page.csrf.as_deref().unwrap_or_default()) {
+    if !cookies::csrf_matches(
+        &req,
+        Form::Consent,
+        page.csrf.as_deref().unwrap_or_default(),
+    ) {
         return notice(&req, Some(t), StatusCode::FORBIDDEN, t.form_expired);
     }
     let request = match checked(&oauth, &req, t, &params).await {
@@ -70,7 +74,7 @@ pub async fn decide(
         Some("allow") => {
             let client = app.client_address(&req);
             let again = |problem| {
-                let csrf = cookies::csrf_token(&req);
+                let csrf = cookies::csrf_token(&req, Form::Consent);
                 consent(&oauth, t, &request, &params, csrf, Some(problem))
             };
             // An address that typed too many unknown tokens of late is not let try another.
@@ -89,7 +93,7 @@ pub async fn decide(
             oauth.approve(&request, who).await.map(|to| see_other(&to))
         }
         Some("oidc") => oauth
-            .begin_sign_in(params.clone())
+            .begin_sign_in(Some(params.clone()))
             .await
             .map(|(to, state)| {
                 let mut answer = see_other(&to);
@@ -166,7 +170,7 @@ fn consent(
         .collect();
     let mut answer = pages::page(status, &page, &targets);
     answer
-        .add_cookie(&cookies::csrf_cookie(&csrf, secure(oauth)))
+        .add_cookie(&cookies::csrf_cookie(Form::Consent, &csrf, secure(oauth)))
         .expect("the cookie is valid");
     answer
 }

@@ -1,5 +1,5 @@
 //! `GET /oauth/callback`: the person is back from the OpenID Provider; in the browser that
-//! began the sign-in, they go on to the app with a code.
+//! began the sign-in, they go on to the app with a code, or into the memory page.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -9,6 +9,8 @@ use super::OAuthOn;
 use super::authorize::{notice, secure, see_other};
 use crate::http::cookies;
 use crate::http::pages;
+use crate::http::routes::app::enter;
+use crate::http::state::AppState;
 use crate::oauth::{Finished, OAuthError};
 use crate::telemetry::ErrorChain;
 
@@ -24,6 +26,7 @@ pub async fn callback(
     OAuthOn(oauth): OAuthOn,
     req: HttpRequest,
     query: web::Query<Callback>,
+    app: web::Data<AppState>,
 ) -> HttpResponse {
     let t = pages::language(&req, None);
     let state = query.state.as_deref().unwrap_or_default();
@@ -36,6 +39,7 @@ pub async fn callback(
     };
     let mut answer = match oauth.finish_sign_in(state, code).await {
         Ok(Finished::Redirect(to)) => see_other(&to),
+        Ok(Finished::Page(who)) => enter(&app, t, &who.namespace, &who.with, secure(&oauth)).await,
         Ok(Finished::Shown(why)) => notice(&req, Some(t), StatusCode::BAD_REQUEST, &why),
         Err(err) => {
             tracing::error!(error = %ErrorChain(&err), "a sign-in at the OpenID Provider failed");

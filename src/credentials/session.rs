@@ -1,0 +1,144 @@
+//! The memory page's sign-ins: a session is a random value in the person's cookie, kept in the
+//! store only as its digest (so any instance serves it), naming the namespace it opens. Signing
+//! out marks it used, which ends it at once on every instance.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, TimeDelta, Utc};
+use serde::{Deserialize, Serialize};
+use subtle::ConstantTimeEq;
+
+use super::{digest, generate_token, hex};
+use crate::domain::Namespace;
+use crate::store::{Credential, CredentialKind, GrantStore, Redeemed, StoreError};
+
+/// What a session value starts with, so that a leaked one is recognisable.
+const PREFIX: &str = "kioku_ps_";
+
+/// The sessions of the memory page, in the store.
+pub struct Sessions {
+    store: Arc<dyn GrantStore>,
+    lifetime: TimeDelta,
+}
+
+/// A current session.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub namespace: Namespace,
+    /// The token every form of the page carries: derived from the session's value, so it is
+    /// never stored and no other browser can know it.
+    pub csrf: String,
+    pub expires_at: DateTime<Utc>,
+}
+
+impl Session {
+    /// Whether a form's `presented` token is this session's, in constant time.
+    pub fn csrf_matches(&self, presented: &str) -> bool {
+        !presented.is_empty() && bool::from(self.csrf.as_bytes().ct_eq(presented.as_bytes()))
+    }
+}
+
+/// What the store keeps beside the digest.
+#[derive(Serialize, Deserialize)]
+struct Body {
+    namespace: String,
+    namespace_label: String,
+    signed_in_with: String,
+}
+
+impl Sessions {
+    pub fn new(store: Arc<dyn GrantStore>, lifetime: TimeDelta) -> Self {
+        Self { store, lifetime }
+    }
+
+    /// A new session for `namespace`, signed in `with` (`token`, or an OpenID Provider's
+    /// issuer): the cookie's value, and the session.
+    pub async fn open(
+        &self,
+        namespace: &Namespace,
+        with: &str,
+    ) -> Result<(String, Session), StoreError> {
+        let value = format!("{PREFIX}{}", generate_token());
+        let expires_at = Utc::now() + self.lifetime;
+        let body = Body {
+            namespace: namespace.name().to_owned(),
+            namespace_label: namespace.label().to_owned(),
+            signed_in_with: with.to_owned(),
+        };
+        self.store
+            .put_credential(&Credential {
+                digest: key(&value),
+                kind: CredentialKind::PageSession,
+                grant_id: None,
+                expires_at,
+                used: false,
+                body: serde_json::to_string(&body).expect("a session's body serializes"),
+            })
+            .await?;
+        let session = Session {
+            namespace: namespace.clone(),
+            csrf: csrf_of(&value),
+            expires_at,
+        };
+        Ok((value, session))
+    }
+
+    /// The session `value` names, if it is current: not signed out, not expired. A value of
+    /// another shape costs no store read.
+    pub async fn find(&self, value: &str) -> Result<Option<Session>, StoreError> {
+        if !value.starts_with(PREFIX) {
+            return Ok(None);
+        }
+        let Some(credential) = self.store.credential(&key(value)).await? else {
+            return Ok(None);
+        };
+        let current = credential.kind == CredentialKind::PageSession
+            && !credential.used
+            && credential.expires_at > Utc::now();
+        if !current {
+            return Ok(None);
+        }
+        let body: Body = serde_json::from_str(&credential.body)
+            .map_err(|e| StoreError::failed("a session's body is unreadable", e))?;
+        let namespace = Namespace::labelled(&body.namespace, &body.namespace_label)
+            .map_err(|e| StoreError::failed("a session's namespace is invalid", e))?;
+        Ok(Some(Session {
+            namespace,
+            csrf: csrf_of(value),
+            expires_at: credential.expires_at,
+        }))
+    }
+
+    /// Ends the session `value` names, wherever it is served; the store purges it once it
+    /// expires.
+    pub async fn close(&self, value: &str) -> Result<(), StoreError> {
+        if value.starts_with(PREFIX) {
+            let _: Redeemed = self.store.redeem(&key(value)).await?;
+        }
+        Ok(())
+    }
+}
+
+/// The digest a session is kept under.
+fn key(value: &str) -> String {
+    hex(&digest(value))
+}
+
+fn csrf_of(value: &str) -> String {
+    hex(&digest(&format!("csrf:{value}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_csrf_token_is_neither_the_value_nor_its_key() {
+        let value = format!("{PREFIX}{}", generate_token());
+        let csrf = csrf_of(&value);
+        assert_ne!(csrf, key(&value));
+        assert!(!csrf.contains(&value));
+        assert_eq!(csrf, csrf_of(&value));
+        assert_ne!(csrf, csrf_of(&format!("{PREFIX}{}", generate_token())));
+    }
+}

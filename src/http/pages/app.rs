@@ -1,0 +1,164 @@
+//! The memory page's views: signing in, the memory itself (threads or search results, the
+//! profile, connected apps, the export), and the confirmation before forgetting.
+
+use askama::Template;
+
+use super::Text;
+use crate::domain::{Entry, Found, Thread};
+use crate::oauth::connected::ConnectedApp;
+
+#[derive(Template)]
+#[template(path = "app/sign_in.html")]
+pub struct SignInPage<'a> {
+    pub t: &'a Text,
+    pub switch_url: Option<String>,
+    pub csrf: String,
+    /// "Sign in with …", when an OpenID Provider is configured.
+    pub provider_button: Option<String>,
+    pub notice: Option<&'a str>,
+    pub problem: Option<&'a str>,
+}
+
+#[derive(Template)]
+#[template(path = "app/memory.html")]
+pub struct MemoryPage<'a> {
+    pub t: &'a Text,
+    pub switch_url: Option<String>,
+    pub csrf: String,
+    pub notice: Option<&'a str>,
+    pub problem: Option<&'a str>,
+    /// The search shown, if the view is one.
+    pub query: Option<String>,
+    pub threads: Vec<ThreadView>,
+    pub results: Vec<EntryView>,
+    /// The cursor to older summaries, when the budget left some out.
+    pub older: Option<String>,
+    pub profile: String,
+    /// The version the profile form was read at: 0 for none.
+    pub profile_version: u64,
+    pub apps: Vec<AppView>,
+}
+
+#[derive(Template)]
+#[template(path = "app/confirm.html")]
+pub struct ConfirmPage<'a> {
+    pub t: &'a Text,
+    pub switch_url: Option<String>,
+    pub csrf: String,
+    pub explanation: String,
+    pub thread_id: String,
+    /// Set when one summary is to go, not the whole thread.
+    pub timestamp: Option<String>,
+    pub entries: Vec<EntryView>,
+}
+
+/// One message, and the way back to the page.
+#[derive(Template)]
+#[template(path = "app/notice.html")]
+pub struct AppNotice<'a> {
+    pub t: &'a Text,
+    pub switch_url: Option<String>,
+    pub message: &'a str,
+}
+
+pub struct ThreadView {
+    pub id: String,
+    pub heading: String,
+    pub entries: Vec<EntryView>,
+}
+
+pub struct EntryView {
+    pub thread_id: String,
+    pub summary: String,
+    pub timestamp: String,
+    /// The time as a person reads it, in the server's zone.
+    pub shown: String,
+}
+
+pub struct AppView {
+    pub grant_id: String,
+    pub name: String,
+    pub signed_in_with: String,
+    pub connected_at: String,
+}
+
+impl ThreadView {
+    pub fn new(t: &Text, thread: &Thread) -> Self {
+        let short: String = thread.id.chars().take(8).collect();
+        Self {
+            id: thread.id.clone(),
+            heading: t.app.thread.replace("{id}", &short),
+            entries: thread
+                .entries
+                .iter()
+                .map(|e| EntryView::new(&thread.id, e))
+                .collect(),
+        }
+    }
+}
+
+impl EntryView {
+    pub fn new(thread_id: &str, entry: &Entry) -> Self {
+        Self {
+            thread_id: thread_id.to_owned(),
+            summary: entry.summary.clone(),
+            timestamp: entry.timestamp.clone(),
+            shown: shown(&entry.timestamp),
+        }
+    }
+
+    pub fn found(found: &Found) -> Self {
+        Self {
+            thread_id: found.thread_id.clone(),
+            summary: found.summary.clone(),
+            timestamp: found.timestamp.clone(),
+            shown: shown(&found.timestamp),
+        }
+    }
+}
+
+impl AppView {
+    /// `app` as the person reads it: how they signed in, and the day, in the server's zone.
+    pub fn new(t: &Text, app: ConnectedApp, zone: chrono_tz::Tz) -> Self {
+        let signed_in_with = match app.signed_in_with.as_str() {
+            "token" => t.app.with_token.to_owned(),
+            issuer => t
+                .app
+                .with_provider
+                .replace("{provider}", &super::host(issuer)),
+        };
+        Self {
+            grant_id: app.grant_id,
+            name: app.client_name,
+            signed_in_with,
+            connected_at: app
+                .connected_at
+                .with_timezone(&zone)
+                .format("%Y-%m-%d")
+                .to_string(),
+        }
+    }
+}
+
+/// `2025-08-19 08:39` for `2025-08-19T08:39:27.174624+09:00`: the minute, in the zone it was
+/// saved in; a time of another shape as it is.
+fn shown(timestamp: &str) -> String {
+    chrono::DateTime::parse_from_rfc3339(timestamp).map_or_else(
+        |_| timestamp.to_owned(),
+        |time| time.format("%Y-%m-%d %H:%M").to_string(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_shown_to_the_minute_in_their_own_zone() {
+        assert_eq!(
+            shown("2025-08-19T08:39:27.174624+09:00"),
+            "2025-08-19 08:39"
+        );
+        assert_eq!(shown("yesterday"), "yesterday");
+    }
+}

@@ -1,0 +1,141 @@
+//! Signing in to the memory page: with an API token (the namespace it opens; admin tokens open
+//! none), or at the OpenID Provider when one is configured (the person's own namespace, as
+//! their OAuth grants have); and signing out, which ends the session on every instance.
+
+use actix_web::http::{StatusCode, header};
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+use super::{add_cookie, language, lasts, posted, read_form, secure, see_other};
+use crate::credentials::Tokens;
+use crate::domain::Namespace;
+use crate::http::cookies::{self, Form};
+use crate::http::error::retry_after_secs;
+use crate::http::pages::Text;
+use crate::http::state::AppState;
+use crate::throttle;
+
+#[derive(Deserialize)]
+pub(super) struct SignInForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    token: String,
+}
+
+pub(super) async fn sign_in(
+    req: HttpRequest,
+    body: web::Bytes,
+    app: web::Data<AppState>,
+    tokens: web::Data<Tokens>,
+) -> HttpResponse {
+    let t = language(&req);
+    let secure = secure(&req, &app);
+    let form: SignInForm = match read_form(&body) {
+        Ok(form) => form,
+        Err(status) => return super::notice(t, status, t.app.form_expired),
+    };
+    let again = |status, problem| super::sign_in_page(&req, &app, t, status, None, Some(problem));
+    if !cookies::csrf_matches(&req, Form::PageSignIn, &form.csrf) {
+        return again(StatusCode::FORBIDDEN, t.app.form_expired);
+    }
+    let client = app.client_address(&req);
+    // An address that typed too many unknown tokens of late is not let try another.
+    if let Err(wait) = app.throttle.admit(client) {
+        let mut answer = again(StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts);
+        answer
+            .headers_mut()
+            .insert(header::RETRY_AFTER, retry_after_secs(wait).into());
+        return answer;
+    }
+    let Some(namespace) = tokens.authenticate(form.token.trim()) else {
+        app.throttle.failed(client, throttle::Door::Page);
+        return again(StatusCode::UNAUTHORIZED, t.unknown_token);
+    };
+    enter(&app, t, namespace, "token", secure).await
+}
+
+/// A session for `namespace`, signed in `with` (`token`, or the provider's issuer), and the way
+/// into the page.
+pub(in crate::http::routes) async fn enter(
+    app: &AppState,
+    t: &'static Text,
+    namespace: &Namespace,
+    with: &str,
+    secure: bool,
+) -> HttpResponse {
+    match app.sessions.open(namespace, with).await {
+        Ok((value, session)) => {
+            let mut answer = see_other("/app");
+            add_cookie(
+                &mut answer,
+                cookies::session_cookie(&value, lasts(&session), secure),
+            );
+            answer
+        }
+        Err(err) => super::unavailable(t, &err),
+    }
+}
+
+/// The OpenID Provider people may sign in at, if one is configured.
+pub(super) fn provider(app: &AppState) -> Option<&str> {
+    app.oauth.as_deref()?.upstream_issuer()
+}
+
+/// `POST /app/sign-in/provider`: on to the OpenID Provider, with the `state` this browser must
+/// bring back; `/oauth/callback` opens the session.
+pub(super) async fn at_provider(
+    req: HttpRequest,
+    body: web::Bytes,
+    app: web::Data<AppState>,
+) -> HttpResponse {
+    let t = language(&req);
+    let form: SignInForm = match read_form(&body) {
+        Ok(form) => form,
+        Err(status) => return super::notice(t, status, t.app.form_expired),
+    };
+    if !cookies::csrf_matches(&req, Form::PageSignIn, &form.csrf) {
+        return super::sign_in_page(
+            &req,
+            &app,
+            t,
+            StatusCode::FORBIDDEN,
+            None,
+            Some(t.app.form_expired),
+        );
+    }
+    let Some(oauth) = app.oauth.as_ref().filter(|_| provider(&app).is_some()) else {
+        return super::notice(t, StatusCode::NOT_FOUND, t.app.form_expired);
+    };
+    match oauth.begin_sign_in(None).await {
+        Ok((to, state)) => {
+            let mut answer = see_other(&to);
+            add_cookie(
+                &mut answer,
+                cookies::sign_in_cookie(&state, secure(&req, &app)),
+            );
+            answer
+        }
+        Err(err) => super::unavailable(t, &err),
+    }
+}
+
+pub(super) async fn sign_out(
+    req: HttpRequest,
+    body: web::Bytes,
+    app: web::Data<AppState>,
+) -> HttpResponse {
+    // The form has nothing but its CSRF token.
+    let (visit, IgnoredAny) = match posted(&req, &app, &body).await {
+        Ok(posted) => posted,
+        Err(answer) => return answer,
+    };
+    let value = cookies::session(&req).unwrap_or_default();
+    if let Err(err) = app.sessions.close(&value).await {
+        return super::unavailable(visit.t, &err);
+    }
+    let mut answer = see_other("/app?done=signed_out");
+    add_cookie(&mut answer, cookies::session_cleared(visit.secure));
+    answer
+}

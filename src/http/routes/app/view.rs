@@ -1,0 +1,168 @@
+//! `GET /app`: the newest threads, the profile and the connected apps; `POST /app`: a search, or
+//! older summaries, through the same load as the API (the same budget, search and cursor).
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde::Deserialize;
+
+use super::{Visit, add_cookie, posted, see_other, switch_url};
+use crate::http::cookies;
+use crate::http::pages::{AppView, EntryView, MemoryPage, ThreadView};
+use crate::http::state::AppState;
+use crate::memory::{LoadAnswer, LoadRequest, MemoryError};
+use crate::oauth::connected::connected_apps;
+
+/// What `GET /app` may be asked: the outcome of the form just sent, a language.
+#[derive(Deserialize)]
+pub(super) struct Shown {
+    done: Option<String>,
+    lang: Option<String>,
+}
+
+pub(super) async fn show(
+    req: HttpRequest,
+    query: web::Query<Shown>,
+    app: web::Data<AppState>,
+) -> HttpResponse {
+    let Shown { done, lang } = query.into_inner();
+    let mut answer = match Visit::of(&req, &app).await {
+        Ok(visit) => {
+            let t = visit.t;
+            let notice = match done.as_deref() {
+                Some("forgotten") => Some(t.app.forgotten),
+                Some("gone") => Some(t.app.already_gone),
+                Some("profile") => Some(t.app.profile_saved),
+                Some("disconnected") => Some(t.app.disconnected),
+                _ => None,
+            };
+            let view = View {
+                notice,
+                ..View::default()
+            };
+            view.render(&app, &visit).await
+        }
+        Err(_) if done.as_deref() == Some("signed_out") && cookies::session(&req).is_none() => {
+            let t = super::language(&req);
+            super::sign_in_page(&req, &app, t, StatusCode::OK, Some(t.app.signed_out), None)
+        }
+        Err(answer) => answer,
+    };
+    if let Some(lang) = lang.filter(|l| l == "ja" || l == "en") {
+        let secure = super::secure(&req, &app);
+        add_cookie(&mut answer, cookies::language_cookie(&lang, secure));
+    }
+    answer
+}
+
+#[derive(Deserialize)]
+pub(super) struct BrowseForm {
+    q: Option<String>,
+    before: Option<String>,
+}
+
+pub(super) async fn browse(
+    req: HttpRequest,
+    body: web::Bytes,
+    app: web::Data<AppState>,
+) -> HttpResponse {
+    let (visit, form) = match posted::<BrowseForm>(&req, &app, &body).await {
+        Ok(posted) => posted,
+        Err(answer) => return answer,
+    };
+    let query = form.q.filter(|q| !q.trim().is_empty());
+    let before = form.before.filter(|b| !b.is_empty());
+    if query.is_none() && before.is_none() {
+        return see_other("/app");
+    }
+    let view = View {
+        query,
+        before,
+        ..View::default()
+    };
+    view.render(&app, &visit).await
+}
+
+/// What the memory page shows, besides what the store holds.
+#[derive(Default)]
+pub(super) struct View<'a> {
+    pub query: Option<String>,
+    pub before: Option<String>,
+    pub notice: Option<&'a str>,
+    pub problem: Option<(StatusCode, String)>,
+    /// The profile text and version to show in place of the stored one: the person's own
+    /// rewrite, refused.
+    pub profile: Option<(String, u64)>,
+}
+
+impl View<'_> {
+    pub async fn render(self, app: &AppState, visit: &Visit) -> HttpResponse {
+        let (t, ns) = (visit.t, &visit.session.namespace);
+        let load = LoadRequest {
+            q: self.query.clone(),
+            before: self.before.clone(),
+            ..LoadRequest::default()
+        };
+        let (mut threads, mut results, mut older) = (Vec::new(), Vec::new(), None);
+        let mut problem = self.problem;
+        let mut stored_profile = None;
+        match app.memory.load(ns, &load).await {
+            Ok(LoadAnswer::Loaded(loaded)) => {
+                threads = loaded
+                    .threads()
+                    .iter()
+                    .map(|th| ThreadView::new(t, th))
+                    .collect();
+                older = loaded.truncation().next_before().map(str::to_owned);
+                // The first page of a load carries the profile; any other view reads it.
+                if self.before.is_none() {
+                    stored_profile = Some(loaded.profile().cloned());
+                }
+            }
+            Ok(LoadAnswer::Searched(searched)) => {
+                results = searched.results().iter().map(EntryView::found).collect();
+                older = searched.truncation().next_before().map(str::to_owned);
+            }
+            Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
+            Err(err) => problem = Some((StatusCode::BAD_REQUEST, err.to_string())),
+        }
+        let profile = match self.profile {
+            Some(shown) => shown,
+            None => {
+                let current = match stored_profile {
+                    Some(current) => current,
+                    None => match app.memory.current_profile(ns).await {
+                        Ok(current) => current,
+                        Err(err) => return super::unavailable(t, &err),
+                    },
+                };
+                current.map_or((String::new(), 0), |p| (p.profile, p.version))
+            }
+        };
+        let apps = match connected_apps(app.grants.as_ref(), ns).await {
+            Ok(apps) => {
+                let zone = app.memory.rules().timezone;
+                apps.into_iter().map(|a| AppView::new(t, a, zone)).collect()
+            }
+            Err(err) => return super::unavailable(t, &err),
+        };
+        let (status, problem) = match &problem {
+            Some((status, message)) => (*status, Some(message.as_str())),
+            None => (StatusCode::OK, None),
+        };
+        let page = MemoryPage {
+            t,
+            switch_url: switch_url(t),
+            csrf: visit.session.csrf.clone(),
+            notice: self.notice,
+            problem,
+            query: self.query,
+            threads,
+            results,
+            older,
+            profile: profile.0,
+            profile_version: profile.1,
+            apps,
+        };
+        super::render(status, &page)
+    }
+}

@@ -1,0 +1,56 @@
+//! The apps a person connected to their namespace, as the memory page shows them, and
+//! disconnecting one: its grant revoked, so none of its tokens open the memory again.
+
+use chrono::{DateTime, Utc};
+
+use crate::domain::Namespace;
+use crate::store::{GrantStore, StoreError};
+
+/// A current grant of the namespace, with the name its client gave.
+#[derive(Debug, Clone)]
+pub struct ConnectedApp {
+    pub grant_id: String,
+    pub client_name: String,
+    /// `token`, or the OpenID Provider's issuer.
+    pub signed_in_with: String,
+    pub connected_at: DateTime<Utc>,
+}
+
+/// The namespace's current grants, oldest first.
+pub async fn connected_apps(
+    store: &dyn GrantStore,
+    namespace: &Namespace,
+) -> Result<Vec<ConnectedApp>, StoreError> {
+    let now = Utc::now();
+    let mut apps = Vec::new();
+    for grant in store.grants(namespace.name()).await? {
+        if grant.expires_at <= now {
+            continue;
+        }
+        // A client deleted since is still named, by its id.
+        let client_name = store
+            .client(&grant.client_id)
+            .await?
+            .map_or_else(|| grant.client_id.clone(), |client| client.name);
+        apps.push(ConnectedApp {
+            grant_id: grant.id,
+            client_name,
+            signed_in_with: grant.signed_in_with,
+            connected_at: grant.created_at,
+        });
+    }
+    Ok(apps)
+}
+
+/// Revokes the grant `grant_id` if it opens `namespace`; whether it did. Another namespace's
+/// grant is left alone, as if unknown.
+pub async fn disconnect(
+    store: &dyn GrantStore,
+    namespace: &Namespace,
+    grant_id: &str,
+) -> Result<bool, StoreError> {
+    match store.grant(grant_id).await? {
+        Some(grant) if grant.namespace == namespace.name() => store.revoke_grant(grant_id).await,
+        _ => Ok(false),
+    }
+}

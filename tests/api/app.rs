@@ -1,0 +1,271 @@
+//! The memory page over HTTP, on each store: signing in and out, CSRF, what it shows, and the
+//! headers that keep it out of frames. (tests/browser drives the same page in Chromium.)
+
+use kioku::config::StoreKind;
+use reqwest::StatusCode;
+use reqwest::header::{CONTENT_SECURITY_POLICY, LOCATION, X_FRAME_OPTIONS};
+
+use crate::helpers::{ADMIN, Fresh, spawn_fresh, summaries};
+use crate::oauth::flow::browser;
+
+/// A browser: keeps its cookies, follows no redirect.
+struct Browser {
+    base: String,
+    client: reqwest::Client,
+}
+
+impl Browser {
+    fn new(base: &str) -> Self {
+        Self {
+            base: base.to_owned(),
+            client: browser(),
+        }
+    }
+
+    async fn get(&self, path: &str) -> (StatusCode, String) {
+        let response = self
+            .client
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .unwrap();
+        (response.status(), response.text().await.unwrap())
+    }
+
+    async fn post(&self, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
+        self.client
+            .post(format!("{}{path}", self.base))
+            .form(form)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Signs in with `token` through the sign-in form; the answer to the form.
+    async fn sign_in(&self, token: &str) -> reqwest::Response {
+        let (status, page) = self.get("/app").await;
+        assert_eq!(status, StatusCode::OK);
+        let csrf = csrf(&page);
+        self.post("/app/sign-in", &[("csrf", &csrf), ("token", token)])
+            .await
+    }
+}
+
+/// The CSRF token of the page's forms.
+fn csrf(page: &str) -> String {
+    let at = page
+        .find(r#"name="csrf" value=""#)
+        .expect("the page has a form")
+        + 19;
+    page[at..at + 64].to_owned()
+}
+
+async fn signed_in(store: StoreKind) -> (Fresh, Browser) {
+    let fresh = spawn_fresh(store, |_| {}).await;
+    let browser = Browser::new(&fresh.app.base);
+    let answer = browser.sign_in(&fresh.token).await;
+    assert_eq!(answer.status(), StatusCode::SEE_OTHER);
+    assert_eq!(answer.headers()[LOCATION], "/app");
+    (fresh, browser)
+}
+
+async fn signs_in_sees_searches_forgets_and_signs_out(store: StoreKind) {
+    let (fresh, browser) = signed_in(store).await;
+    let saved = fresh
+        .app
+        .save(&fresh.token, None, "会議は木曜の午後に移った")
+        .await;
+    fresh
+        .app
+        .save(&fresh.token, None, "kept: the cat is called Mochi")
+        .await;
+    let (status, page) = browser.get("/app").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(page.contains("会議は木曜の午後に移った"), "{page}");
+    let token = csrf(&page);
+
+    let found = browser
+        .post("/app", &[("csrf", &token), ("q", "木曜")])
+        .await;
+    let found = found.text().await.unwrap();
+    assert!(found.contains("会議は木曜の午後に移った"));
+    assert!(!found.contains("Mochi"), "a search shows only what matches");
+
+    // The first step of forgetting only asks; nothing goes until it is confirmed.
+    let thread = saved["thread_id"].as_str().unwrap();
+    let timestamp = saved["timestamp"].as_str().unwrap();
+    let fields = [
+        ("csrf", token.as_str()),
+        ("thread_id", thread),
+        ("timestamp", timestamp),
+    ];
+    let asked = browser.post("/app/forget", &fields).await;
+    assert_eq!(asked.status(), StatusCode::OK);
+    assert!(
+        asked
+            .text()
+            .await
+            .unwrap()
+            .contains(r#"name="confirm" value="yes""#)
+    );
+    assert_eq!(summaries(&fresh.app.load(&fresh.token).await).len(), 2);
+    let forged = [
+        ("thread_id", thread),
+        ("timestamp", timestamp),
+        ("confirm", "yes"),
+    ];
+    let refused = browser.post("/app/forget", &forged).await;
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN, "no CSRF token");
+    assert_eq!(summaries(&fresh.app.load(&fresh.token).await).len(), 2);
+    let mut confirmed = fields.to_vec();
+    confirmed.push(("confirm", "yes"));
+    let done = browser.post("/app/forget", &confirmed).await;
+    assert_eq!(done.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        summaries(&fresh.app.load(&fresh.token).await),
+        ["kept: the cat is called Mochi"]
+    );
+
+    let out = browser.post("/app/sign-out", &[("csrf", &token)]).await;
+    assert_eq!(out.status(), StatusCode::SEE_OTHER);
+    // The old cookie, presented again by hand, opens nothing.
+    let old = out.cookies().find(|c| c.name() == "kioku_session");
+    assert!(
+        old.is_some_and(|c| c.value().is_empty()),
+        "the cookie is cleared"
+    );
+    let (_, page) = browser.get("/app").await;
+    assert!(!page.contains("Mochi"), "signed out, the page is closed");
+}
+
+#[tokio::test]
+async fn signs_in_sees_searches_forgets_and_signs_out_on_sqlite() {
+    signs_in_sees_searches_forgets_and_signs_out(StoreKind::Sqlite).await;
+}
+
+#[tokio::test]
+async fn signs_in_sees_searches_forgets_and_signs_out_on_firestore() {
+    signs_in_sees_searches_forgets_and_signs_out(StoreKind::Firestore).await;
+}
+
+#[tokio::test]
+async fn a_signed_out_session_opens_nothing_on_any_request() {
+    let fresh = spawn_fresh(StoreKind::Sqlite, |_| {}).await;
+    let saved = fresh.app.save(&fresh.token, None, "private").await;
+    let browser = Browser::new(&fresh.app.base);
+    let answer = browser.sign_in(&fresh.token).await;
+    // The cookie's value, kept as a thief would keep it.
+    let value = answer
+        .cookies()
+        .find(|c| c.name() == "kioku_session")
+        .expect("a session cookie")
+        .value()
+        .to_owned();
+    let stolen = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let with_cookie = |request: reqwest::RequestBuilder| {
+        request.header("cookie", format!("kioku_session={value}"))
+    };
+    let app_url = format!("{}/app", fresh.app.base);
+    let page = with_cookie(stolen.get(&app_url)).send().await.unwrap();
+    let page = page.text().await.unwrap();
+    assert!(page.contains("private"));
+    let token = csrf(&page);
+
+    let out = browser.post("/app/sign-out", &[("csrf", &token)]).await;
+    assert_eq!(out.status(), StatusCode::SEE_OTHER);
+    for path in ["/app", "/app/export"] {
+        let after = with_cookie(stolen.get(format!("{}{path}", fresh.app.base)));
+        let after = after.send().await.unwrap();
+        assert_eq!(after.status(), StatusCode::UNAUTHORIZED, "{path}");
+        assert!(!after.text().await.unwrap().contains("private"), "{path}");
+    }
+    let thread = saved["thread_id"].as_str().unwrap();
+    let forget = [
+        ("csrf", token.as_str()),
+        ("thread_id", thread),
+        ("confirm", "yes"),
+    ];
+    let forget = with_cookie(stolen.post(format!("{app_url}/forget")).form(&forget));
+    assert_eq!(
+        forget.send().await.unwrap().status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(summaries(&fresh.app.load(&fresh.token).await), ["private"]);
+}
+
+#[tokio::test]
+async fn only_api_tokens_sign_in() {
+    let fresh = spawn_fresh(StoreKind::Sqlite, |_| {}).await;
+    let browser = Browser::new(&fresh.app.base);
+    for token in [ADMIN, "not-a-token-of-this-server-0123456789"] {
+        let answer = browser.sign_in(token).await;
+        assert_eq!(answer.status(), StatusCode::UNAUTHORIZED, "{token}");
+        assert!(answer.cookies().all(|c| c.name() != "kioku_session"));
+    }
+    // The sign-in form itself needs its CSRF token.
+    let answer = Browser::new(&fresh.app.base)
+        .post("/app/sign-in", &[("token", &fresh.token)])
+        .await;
+    assert_eq!(answer.status(), StatusCode::FORBIDDEN);
+    assert!(answer.cookies().all(|c| c.name() != "kioku_session"));
+}
+
+#[tokio::test]
+async fn the_page_is_kept_out_of_frames_and_its_export_is_the_namespace() {
+    let (fresh, browser) = signed_in(StoreKind::Sqlite).await;
+    fresh.app.save(&fresh.token, None, "exported line").await;
+    let page = browser
+        .client
+        .get(format!("{}/app", fresh.app.base))
+        .send()
+        .await
+        .unwrap();
+    let csp = page.headers()[CONTENT_SECURITY_POLICY].to_str().unwrap();
+    assert!(csp.contains("frame-ancestors 'none'") && !csp.contains("script-src"));
+    assert_eq!(page.headers()[X_FRAME_OPTIONS], "DENY");
+    let export = browser
+        .client
+        .get(format!("{}/app/export", fresh.app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(export.status(), StatusCode::OK);
+    let body = export.text().await.unwrap();
+    assert!(body.contains("exported line"));
+    assert!(body.lines().all(|l| l.contains(&fresh.ns)), "{body}");
+}
+
+#[tokio::test]
+async fn a_browser_opening_the_root_is_sent_to_the_page_and_the_api_is_not() {
+    let fresh = spawn_fresh(StoreKind::Sqlite, |_| {}).await;
+    let client = browser();
+    let root = format!("{}/", fresh.app.base);
+    let html = "text/html,application/xhtml+xml;q=0.9";
+    let opened = client
+        .get(&root)
+        .header("accept", html)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(opened.status(), StatusCode::SEE_OTHER);
+    assert_eq!(opened.headers()[LOCATION], "/app");
+    // The API's requests keep the API's answers, HTML accepted or not.
+    let api = client
+        .get(format!("{root}?mode=load"))
+        .header("accept", html)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(api.status(), StatusCode::UNAUTHORIZED);
+    let with_token = client
+        .get(&root)
+        .header("accept", html)
+        .bearer_auth(&fresh.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(with_token.status(), StatusCode::BAD_REQUEST, "no mode");
+}

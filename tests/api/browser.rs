@@ -1,0 +1,142 @@
+//! kioku's pages in a real browser, on each store: each scenario in tests/browser drives headless
+//! Chromium through Playwright against a running server, checks what it renders, its
+//! accessibility (axe-core) and that it cannot be framed, and leaves screenshots in
+//! target/browser-artifacts/<scenario>-<store>/. scripts/test installs Chromium, Playwright and
+//! axe-core.
+
+use std::path::Path;
+use std::process::Command;
+
+use kioku::config::StoreKind;
+
+use crate::helpers::{TestApp, spawn_fresh, summaries};
+use crate::oauth::flow::{
+    authorize_with_token, param, pkce, registered_public_client, spawn_oauth, token_request, tokens,
+};
+
+/// Runs tests/browser/`name`.py against `app` on `store`, with `env`; it exits non-zero naming
+/// the first failed expectation.
+async fn scenario(name: &str, store: StoreKind, app: &TestApp, env: &[(&str, &str)]) {
+    let python = std::env::var("KIOKU_BROWSER_PYTHON")
+        .expect("KIOKU_BROWSER_PYTHON is set: run the tests with scripts/test");
+    // Read by tests/browser/browser.py; checked here so that a bare `cargo test` says what to do.
+    std::env::var("KIOKU_CHROMIUM")
+        .expect("KIOKU_CHROMIUM is set: run the tests with scripts/test");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let axe = root.join("tests/browser/node_modules/axe-core/axe.min.js");
+    assert!(
+        axe.is_file(),
+        "{} is missing: run the tests with scripts/test",
+        axe.display()
+    );
+
+    let store_name = format!("{store:?}").to_lowercase();
+    let artifacts = root.join(format!("target/browser-artifacts/{name}-{store_name}"));
+    let mut command = Command::new(python);
+    command
+        .arg(root.join(format!("tests/browser/{name}.py")))
+        .arg("--base-url")
+        .arg(&app.base)
+        .arg("--artifacts")
+        .arg(&artifacts)
+        .envs(env.iter().copied());
+    // The server runs on this test's runtime, so the browser is waited for off it.
+    let output = tokio::task::spawn_blocking(move || command.output())
+        .await
+        .unwrap()
+        .unwrap_or_else(|e| panic!("the {name} scenario did not start: {e}"));
+    assert!(
+        output.status.success(),
+        "the {name} scenario failed on {store_name} ({}):\n{}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+async fn privacy(store: StoreKind) {
+    let fresh = spawn_fresh(store, |_| {}).await;
+    scenario("privacy", store, &fresh.app, &[]).await;
+}
+
+#[tokio::test]
+async fn the_privacy_page_renders_accessibly_and_unframed_on_sqlite() {
+    privacy(StoreKind::Sqlite).await;
+}
+
+#[tokio::test]
+async fn the_privacy_page_renders_accessibly_and_unframed_on_firestore() {
+    privacy(StoreKind::Firestore).await;
+}
+
+/// The memory page's scenario, between what the API saved before and what it finds after: the
+/// summary forgotten in the browser is gone and the other kept, the profile is the one written
+/// there, and the app disconnected there can no longer use its access token.
+async fn memory_page(store: StoreKind) {
+    let fresh = spawn_oauth(store, |_| {}).await;
+    let app = &fresh.app;
+    let (forget, keep) = ("lighthouse trip moved to Friday", "猫の名前はモチ");
+    app.save(&fresh.token, None, forget).await;
+    app.save(&fresh.token, None, keep).await;
+    let access = connected_app(app, &fresh.token).await;
+    let load = |token: &str| {
+        app.client
+            .get(format!("{}/?mode=load", app.base))
+            .bearer_auth(token.to_owned())
+            .send()
+    };
+    assert_eq!(load(&access).await.unwrap().status(), 200);
+
+    let profile = "好きな言語は Rust。返事は短く。";
+    let env = [
+        ("KIOKU_PAGE_TOKEN", fresh.token.as_str()),
+        ("KIOKU_PAGE_FORGET", forget),
+        ("KIOKU_PAGE_KEEP", keep),
+        ("KIOKU_PAGE_PROFILE", profile),
+        ("KIOKU_PAGE_APP", CLIENT_NAME),
+    ];
+    scenario("memory_page", store, app, &env).await;
+
+    let after = app.load(&fresh.token).await;
+    assert_eq!(summaries(&after), [keep]);
+    assert_eq!(after["profile"]["profile"], profile, "{after}");
+    assert_eq!(load(&access).await.unwrap().status(), 401);
+}
+
+/// What the registered client calls itself, as the page lists it.
+const CLIENT_NAME: &str = "An MCP client";
+
+/// A client connected to `token`'s namespace through the OAuth flow: its access token.
+async fn connected_app(app: &TestApp, token: &str) -> String {
+    const REDIRECT: &str = "http://127.0.0.1:9/callback";
+    let client_id = registered_public_client(app, REDIRECT).await;
+    let (verifier, challenge) = pkce();
+    let params = [
+        ("response_type", "code"),
+        ("client_id", client_id.as_str()),
+        ("redirect_uri", REDIRECT),
+        ("code_challenge", &challenge),
+        ("code_challenge_method", "S256"),
+    ];
+    let back = authorize_with_token(app, &params, token).await;
+    let code = param(&back, "code").expect("a code");
+    let exchange = [
+        ("grant_type", "authorization_code"),
+        ("code", code.as_str()),
+        ("redirect_uri", REDIRECT),
+        ("client_id", &client_id),
+        ("code_verifier", &verifier),
+    ];
+    let issued = tokens(token_request(app, &exchange, None).await).await;
+    issued["access_token"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_person_sees_searches_corrects_and_forgets_their_memory_on_sqlite() {
+    memory_page(StoreKind::Sqlite).await;
+}
+
+#[tokio::test]
+async fn a_person_sees_searches_corrects_and_forgets_their_memory_on_firestore() {
+    memory_page(StoreKind::Firestore).await;
+}

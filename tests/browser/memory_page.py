@@ -1,0 +1,155 @@
+"""The memory page (/app) in Chromium, as its person uses it: sign in with a token, see a thread
+saved through the API, search, forget one summary after confirming, edit the profile, disconnect
+an app, and sign out, after which the old cookie opens nothing. A form posted without its CSRF
+token, one whose token was changed, and a framed page are refused. Each view passes axe-core and is screenshot at a phone's
+and a desktop's width. Run by tests/api/browser.rs, which saved the memories and connected the
+app first and checks the store afterwards: memory_page.py --base-url URL --artifacts DIR, with
+KIOKU_PAGE_TOKEN, KIOKU_PAGE_FORGET (the summary to forget), KIOKU_PAGE_KEEP (one to keep, which
+the search must not find), KIOKU_PAGE_PROFILE (the profile to write) and KIOKU_PAGE_APP (the
+connected app's name) in the environment."""
+
+import os
+from pathlib import Path
+
+from playwright.sync_api import Browser, Page
+
+from browser import check_accessibility, check_cannot_be_framed, console_errors, expect, run
+from browser import screenshots
+
+TOKEN = os.environ["KIOKU_PAGE_TOKEN"]
+FORGET = os.environ["KIOKU_PAGE_FORGET"]
+KEEP = os.environ["KIOKU_PAGE_KEEP"]
+PROFILE = os.environ["KIOKU_PAGE_PROFILE"]
+APP = os.environ["KIOKU_PAGE_APP"]
+
+
+def view(page: Page, artifacts: Path, name: str) -> None:
+    """The view now shown: accessible, and screenshot."""
+    check_accessibility(page, name)
+    screenshots(page, artifacts, name)
+
+
+def shows(page: Page, text: str) -> bool:
+    return page.get_by_text(text, exact=True).count() > 0
+
+
+def sign_in(page: Page, base: str, artifacts: Path) -> None:
+    page.goto(f"{base}/app?lang=en")
+    expect(page.get_by_role("heading", level=1).inner_text() == "Sign in to see your memory",
+           f"/app without a session is not the sign-in page: {page.content()}")
+    view(page, artifacts, "sign-in")
+    page.get_by_label("Your kioku API token").fill(TOKEN)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{base}/app")
+    expect(shows(page, FORGET) and shows(page, KEEP),
+           f"the threads saved through the API are not shown: {page.content()}")
+    view(page, artifacts, "memory")
+
+
+def search(page: Page, artifacts: Path) -> None:
+    word = FORGET.split()[0]
+    page.get_by_label("Search your memory").fill(word)
+    page.get_by_role("button", name="Search", exact=True).click()
+    page.get_by_role("heading", name="Summaries that hold every word").wait_for()
+    expect(shows(page, FORGET), f"searching {word!r} did not find {FORGET!r}")
+    expect(not shows(page, KEEP), f"searching {word!r} found {KEEP!r} too")
+    view(page, artifacts, "search")
+    page.get_by_role("link", name="Show every thread").click()
+
+
+def forget_one(page: Page, base: str, artifacts: Path) -> None:
+    item = page.get_by_role("listitem").filter(has_text=FORGET)
+    item.get_by_role("button", name="Forget this summary").click()
+    page.get_by_role("heading", name="Forget this for good?").wait_for()
+    expect(shows(page, FORGET), "the confirmation does not show what would be forgotten")
+    view(page, artifacts, "confirm")
+    page.get_by_role("button", name="Forget", exact=True).click()
+    page.wait_for_url(f"{base}/app?done=forgotten")
+    expect(not shows(page, FORGET), f"{FORGET!r} is still shown after forgetting it")
+    expect(shows(page, KEEP), f"{KEEP!r} went too")
+
+
+def edit_profile(page: Page, base: str) -> None:
+    page.get_by_label("Profile text").fill(PROFILE)
+    page.get_by_role("button", name="Save the profile").click()
+    page.wait_for_url(f"{base}/app?done=profile")
+    expect(page.get_by_role("status").inner_text() == "Profile saved.", "no word that it saved")
+    expect(page.get_by_label("Profile text").input_value() == PROFILE,
+           "the profile shown is not the one written")
+
+
+def disconnect(page: Page, base: str, artifacts: Path) -> None:
+    apps = page.get_by_role("region", name="Connected apps")
+    expect(apps.get_by_text(APP, exact=True).count() == 1, f"{APP!r} is not listed as connected")
+    apps.get_by_role("button", name="Disconnect").click()
+    page.wait_for_url(f"{base}/app?done=disconnected")
+    expect(page.get_by_role("region", name="Connected apps").get_by_text(APP).count() == 0,
+           f"{APP!r} is still listed after disconnecting it")
+    view(page, artifacts, "after-changes")
+
+
+def csrf_less_post_refused(page: Page, base: str) -> None:
+    """The browser's own cookies, a form without the page's CSRF token: refused, as a form
+    another site posted would be."""
+    kept = page.get_by_role("listitem").filter(has_text=KEEP)
+    thread = kept.locator("input[name=thread_id]").input_value()
+    answer = page.request.post(f"{base}/app/forget",
+                               form={"thread_id": thread, "confirm": "yes"}, max_redirects=0)
+    expect(answer.status == 403, f"a CSRF-less forget answered {answer.status}")
+    page.reload()
+    expect(shows(page, KEEP), "a CSRF-less forget forgot")
+
+
+def tampered_form_refused(page: Page, artifacts: Path) -> None:
+    """The page's own search form with its CSRF token changed: refused, on a page that says
+    what to do."""
+    page.locator("form[role=search] input[name=csrf]").evaluate("input => input.value = 'x'")
+    page.get_by_label("Search your memory").fill("anything")
+    page.get_by_role("button", name="Search", exact=True).click()
+    alert = page.get_by_role("alert").inner_text()
+    expect(alert == "This form has expired. Reload the page and try again.",
+           f"a tampered form was not refused: {alert!r}")
+    view(page, artifacts, "refused")
+    page.get_by_role("link", name="Back to your memory").click()
+
+
+def sign_out(page: Page, base: str) -> None:
+    session = [c for c in page.context.cookies() if c["name"] == "kioku_session"]
+    expect(len(session) == 1, "no session cookie while signed in")
+    page.get_by_role("button", name="Sign out").click()
+    page.wait_for_url(f"{base}/app?done=signed_out")
+    expect(page.get_by_role("status").inner_text() == "You are signed out.", "no word of it")
+    # The old cookie, put back as someone who copied it would: the page stays closed.
+    page.context.add_cookies(session)
+    answer = page.goto(f"{base}/app")
+    expect(answer is not None and answer.status == 401,
+           f"the old cookie answered {answer and answer.status}")
+    expect(not shows(page, KEEP), "the old cookie still opens the memory")
+    expect(page.get_by_role("heading", level=1).inner_text() == "Sign in to see your memory",
+           "the old cookie does not lead to the sign-in page")
+
+
+def scenario(browser: Browser, base: str, artifacts: Path) -> None:
+    page = browser.new_page()
+    errors = console_errors(page)
+    sign_in(page, base, artifacts)
+    search(page, artifacts)
+    forget_one(page, base, artifacts)
+    edit_profile(page, base)
+    disconnect(page, base, artifacts)
+    csrf_less_post_refused(page, base)
+    check_cannot_be_framed(browser, f"{base}/app", "Sign in to see your memory")
+    # The same views in Japanese.
+    page.goto(f"{base}/app?lang=ja")
+    expect(page.get_by_role("heading", level=1).inner_text() == "あなたの記憶", "no Japanese page")
+    view(page, artifacts, "memory-ja")
+    page.goto(f"{base}/app?lang=en")
+    # Before the refusals, which the browser logs as failed loads, rightly.
+    expect(not errors, f"the page logged errors: {errors}")
+    tampered_form_refused(page, artifacts)
+    sign_out(page, base)
+    page.close()
+
+
+if __name__ == "__main__":
+    run(scenario)
