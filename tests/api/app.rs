@@ -5,7 +5,7 @@ use kioku::config::StoreKind;
 use reqwest::StatusCode;
 use reqwest::header::{CONTENT_SECURITY_POLICY, LOCATION, X_FRAME_OPTIONS};
 
-use crate::helpers::{ADMIN, Fresh, spawn_fresh, summaries};
+use crate::helpers::{ADMIN, ALICE, Fresh, Process, api_tokens, spawn_fresh, summaries};
 use crate::oauth::flow::browser;
 
 /// A browser: keeps its cookies, follows no redirect.
@@ -268,4 +268,111 @@ async fn a_browser_opening_the_root_is_sent_to_the_page_and_the_api_is_not() {
         .await
         .unwrap();
     assert_eq!(with_token.status(), StatusCode::BAD_REQUEST, "no mode");
+}
+
+#[tokio::test]
+async fn a_rewrite_made_meanwhile_is_shown_not_overwritten() {
+    let (fresh, browser) = signed_in(StoreKind::Sqlite).await;
+    let (_, page) = browser.get("/app").await;
+    let token = csrf(&page);
+    assert!(page.contains(r#"name="expected_version" value="0""#));
+    // An assistant writes the profile after the page was opened.
+    let assistant = [("mode", "profile"), ("profile", "written by an assistant")];
+    fresh
+        .app
+        .get(Some(&fresh.token), &assistant)
+        .send()
+        .await
+        .unwrap();
+    let mine = [
+        ("csrf", token.as_str()),
+        ("profile", "mine"),
+        ("expected_version", "0"),
+    ];
+    let refused = browser.post("/app/profile", &mine).await;
+    assert_eq!(refused.status(), StatusCode::CONFLICT);
+    let shown = refused.text().await.unwrap();
+    assert!(
+        shown.contains(">written by an assistant</textarea>"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(r#"name="expected_version" value="1""#),
+        "{shown}"
+    );
+    let load = fresh.app.load(&fresh.token).await;
+    assert_eq!(load["profile"]["profile"], "written by an assistant");
+}
+
+/// What a person types and reads on the page, and the secrets that open it, never reach the
+/// log, in either format.
+#[tokio::test]
+async fn nothing_of_the_page_is_logged() {
+    let (summary, search, profile) = (
+        "page-secret-summary-51c0",
+        "page-secret-51c0",
+        "page-secret-profile-8d2e",
+    );
+    for format in ["text", "json"] {
+        let dir = tempfile::tempdir().unwrap();
+        let tokens = api_tokens();
+        let env = [
+            ("API_TOKENS", tokens.as_str()),
+            ("KIOKU_LOG_FORMAT", format),
+            ("RUST_LOG", "debug"),
+        ];
+        let server = Process::start(dir.path(), &env).unwrap();
+        let app = server.app();
+        app.save(ALICE, None, summary).await;
+        let browser = Browser::new(&server.base());
+        assert_eq!(
+            browser
+                .sign_in("page-secret-wrong-token-0123456789")
+                .await
+                .status(),
+            401
+        );
+        let signed_in = browser.sign_in(ALICE).await;
+        let session = signed_in
+            .cookies()
+            .find(|c| c.name() == "kioku_session")
+            .unwrap();
+        let session = session.value().to_owned();
+        let (_, page) = browser.get("/app").await;
+        let token = csrf(&page);
+        let searched = browser
+            .post("/app", &[("csrf", &token), ("q", search)])
+            .await;
+        assert_eq!(searched.status(), StatusCode::OK);
+        let rewrite = [
+            ("csrf", token.as_str()),
+            ("profile", profile),
+            ("expected_version", "0"),
+        ];
+        assert_eq!(browser.post("/app/profile", &rewrite).await.status(), 303);
+        assert_eq!(browser.get("/app/export").await.0, StatusCode::OK);
+        assert_eq!(
+            browser
+                .post("/app/sign-out", &[("csrf", &token)])
+                .await
+                .status(),
+            303
+        );
+        let (_, log) = server.stop_and_collect();
+        // One line per request sent, the last included: the check below reads the whole log.
+        let requests = log.iter().filter(|l| l.contains("requestMethod")).count();
+        assert_eq!(requests, 1 + 2 * 2 + 1 + 3 + 1, "{log:?}");
+        let log = log.join("\n");
+        for secret in [
+            ALICE,
+            &session,
+            &token,
+            summary,
+            search,
+            profile,
+            "page-secret-wrong",
+        ] {
+            assert!(!log.contains(secret), "{format} log holds {secret}: {log}");
+        }
+    }
 }
