@@ -150,3 +150,40 @@ async fn a_first_page_of_a_large_namespace_reads_what_it_answers() {
 fn answered(load: &Value) -> usize {
     load["data"].as_object().unwrap().len()
 }
+
+/// Over `KIOKU_MAX_THREADS`, a save reads the threads it drops, not every thread: the thread
+/// saved to, the count, and the least recent thread, whatever the namespace holds.
+#[tokio::test]
+async fn a_save_over_the_thread_cap_reads_only_what_it_drops() {
+    let dir = tempfile::tempdir().unwrap();
+    let id = uuid::Uuid::new_v4();
+    let token = format!("tok-{id}-0123456789abcdef");
+    let tokens = format!("ns-{id}:{token}");
+    let host = emulator_host();
+    let mut env = on_firestore(&tokens, &host).to_vec();
+    env.push(("KIOKU_MAX_THREADS", "10"));
+    let server = Process::start(dir.path(), &env).unwrap();
+    let app = server.app();
+    for thread in 0..11 {
+        app.save(&token, Some(&format!("t{thread:02}")), "要約")
+            .await;
+    }
+    let load = app.load(&token).await;
+    let (_, log) = server.stop_and_collect();
+    assert_eq!(load["count"], 10, "{load}");
+    assert!(
+        load["data"].get("t00").is_none(),
+        "the least recent went: {load}"
+    );
+    let saves: Vec<_> = costs(&log)
+        .into_iter()
+        .filter(|(route, ..)| route == "GET /")
+        .collect();
+    // The eleventh save: its (missing) thread, the count, the least recent thread; the commit
+    // and the delete.
+    assert_eq!(
+        saves[10],
+        ("GET /".to_owned(), Some(3), Some(2)),
+        "{saves:?}"
+    );
+}

@@ -14,7 +14,7 @@ const FIRST_READ: u32 = 16;
 const MOST_READ: u32 = 300;
 
 /// What a namespace's tracked fields add up to: every thread, and every entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Census {
     pub threads: u64,
     pub entries: u64,

@@ -1,6 +1,6 @@
 //! Loads that cost what they answer: a namespace's threads read newest first, by their tracked
 //! `newest_micros`, a few at a time, until the page and its totals are known (merge.rs); one
-//! aggregation beside it counts the rest.
+//! aggregation beside it counts the rest (and, for a save, the namespace's threads).
 
 use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, value::ValueType};
 use firestore::{FirestoreQueryCursor, FirestoreValue};
@@ -35,11 +35,12 @@ impl FirestoreStore {
         filter: &Filter,
         page: PageBuilder,
     ) -> Result<Option<Page>, StoreError> {
-        let (census, merge) = tokio::join!(self.census(ns), self.merge(ns, filter, page));
-        let (Some(census), Some(merge)) = (census?, merge?) else {
-            return Ok(None);
-        };
-        Ok(Some(merge.finish(Some(census))))
+        let (counted, merge) = tokio::join!(self.count(ns), self.merge(ns, filter, page));
+        let (counted, merge) = (counted?, merge?);
+        match merge {
+            Some(merge) if counted.all_tracked() => Ok(Some(merge.finish(Some(counted.all)))),
+            _ => Ok(None),
+        }
     }
 
     /// Reads threads newest first into a [`Merge`] until it wants no more; `None` on a thread
@@ -108,9 +109,9 @@ impl FirestoreStore {
             .map_err(|e| unavailable("reading a namespace's newest threads failed", e))
     }
 
-    /// How many threads and entries `ns` holds, from the tracked fields; `None` when a thread
-    /// lacks them. One aggregation, billed a read per 1,000 threads.
-    async fn census(&self, ns: &Namespace) -> Result<Option<Census>, StoreError> {
+    /// How many threads and entries `ns` holds, and how many threads are tracked. One
+    /// aggregation, billed a read per 1,000 threads.
+    pub(super) async fn count(&self, ns: &Namespace) -> Result<Counted, StoreError> {
         let totals: Vec<Totals> = self
             .db
             .fluent()
@@ -129,7 +130,8 @@ impl FirestoreStore {
             .await
             .map_err(|e| unavailable("counting a namespace's threads failed", e))?;
         let Some(totals) = totals.into_iter().next() else {
-            return Ok(None);
+            usage::read(1);
+            return Ok(Counted::default());
         };
         usage::read(totals.threads.div_ceil(1_000).max(1));
         let entries = u64::try_from(totals.entries).unwrap_or_default();
@@ -138,9 +140,27 @@ impl FirestoreStore {
             Some(mean) if mean > 0.0 => (entries as f64 / mean).round() as u64,
             _ => 0,
         };
-        Ok((tracked == totals.threads).then_some(Census {
-            threads: totals.threads,
-            entries,
-        }))
+        Ok(Counted {
+            all: Census {
+                threads: totals.threads,
+                entries,
+            },
+            tracked,
+        })
+    }
+}
+
+/// What [`FirestoreStore::count`] found: the namespace's threads and the entries of its tracked
+/// ones, and how many threads are tracked.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Counted {
+    pub all: Census,
+    pub tracked: u64,
+}
+
+impl Counted {
+    /// Whether every thread has the tracked fields, so the namespace can be read in order.
+    pub fn all_tracked(&self) -> bool {
+        self.tracked == self.all.threads
     }
 }

@@ -1,25 +1,19 @@
 //! A save on Firestore: one append, and what it needs beyond that: a conditional rewrite when
-//! a cap or the size limit needs the thread looked at, the thread cap, and the thread count.
+//! a cap or the size limit needs the thread looked at, and the thread cap.
 
 use firestore::gcloud_sdk::google::firestore::v1::{Document, Write};
 use firestore::gcloud_sdk::prost_types::Timestamp;
-use serde::Deserialize;
 
 use super::FirestoreStore;
 use super::calls::counted;
 use super::failure::{commit_error, lost_race, unavailable};
-use super::layout::{THREADS, UPDATED_AT};
+use super::layout::{NEWEST_MICROS, THREADS, UPDATED_AT};
 use super::size::keep;
 use super::tracked::Tracked;
 use super::values::{entry_value, entry_values, saved_at};
 use super::writes::{append_write, delete_write, entries_write, server_time, unchanged};
 use crate::domain::{Entry, Namespace, Retention};
-use crate::store::{Dropped, StoreError, usage};
-
-#[derive(Deserialize)]
-struct Count {
-    count: u64,
-}
+use crate::store::{Dropped, StoreError};
 
 impl FirestoreStore {
     /// Appends `entry` to the thread as read in `current`, with one commit: moving a tracked
@@ -69,32 +63,38 @@ impl FirestoreStore {
         .await
     }
 
-    /// Deletes the least recently saved of the `count` threads of `ns` beyond `max`; returns
-    /// how many. Threads the original function saved (no `updated_at`) count as the least
-    /// recent.
+    /// Deletes the `excess` threads of `ns` saved to least recently, each only if still as
+    /// read; how many went. When every thread is tracked, only those threads are read (by
+    /// `newest_micros`, oldest first); else every thread's save time is.
     pub(super) async fn drop_least_recent(
         &self,
         ns: &Namespace,
-        count: u64,
-        max: u64,
+        excess: u64,
+        all_tracked: bool,
     ) -> Result<u64, StoreError> {
-        if count <= max {
+        if excess == 0 {
             return Ok(0);
         }
-        let mut documents: Vec<Document> = self
-            .db
-            .fluent()
-            .select()
-            .fields([UPDATED_AT])
-            .from(THREADS)
-            .parent(self.threads_path(ns))
-            .query()
-            .await
-            .map(counted)
-            .map_err(|e| unavailable("listing a namespace's threads failed", e))?;
-        documents.sort_by_cached_key(|doc| (saved_at(doc), doc.name.clone()));
+        let least_recent = if all_tracked {
+            self.oldest_first(ns, excess).await?
+        } else {
+            let mut documents: Vec<Document> = self
+                .db
+                .fluent()
+                .select()
+                .fields([UPDATED_AT])
+                .from(THREADS)
+                .parent(self.threads_path(ns))
+                .query()
+                .await
+                .map(counted)
+                .map_err(|e| unavailable("listing a namespace's threads failed", e))?;
+            documents.sort_by_cached_key(|doc| (saved_at(doc), doc.name.clone()));
+            documents.truncate(excess as usize);
+            documents
+        };
         let mut dropped = 0;
-        for doc in documents.iter().take((count - max) as usize) {
+        for doc in &least_recent {
             let write = Write {
                 current_document: Some(unchanged(Some(doc))),
                 ..delete_write(&doc.name)
@@ -109,22 +109,19 @@ impl FirestoreStore {
         Ok(dropped)
     }
 
-    /// How many threads the namespace holds: one aggregation query.
-    pub(super) async fn thread_count(&self, ns: &Namespace) -> Result<u64, StoreError> {
-        let counts: Vec<Count> = self
-            .db
+    /// The `limit` threads of `ns` whose newest entry is oldest, ties by name.
+    async fn oldest_first(&self, ns: &Namespace, limit: u64) -> Result<Vec<Document>, StoreError> {
+        self.db
             .fluent()
             .select()
+            .fields([NEWEST_MICROS])
             .from(THREADS)
             .parent(self.threads_path(ns))
-            .aggregate(|a| a.fields([a.field("count").count()]))
-            .obj()
+            .order(|o| o.fields([o.field(NEWEST_MICROS).ascending()]))
+            .limit(u32::try_from(limit).unwrap_or(u32::MAX))
             .query()
             .await
-            .map_err(|e| unavailable("counting a namespace's threads failed", e))?;
-        let count = counts.first().map_or(0, |c| c.count);
-        // An aggregation is billed a read per 1,000 index entries it counts, at least one.
-        usage::read(count.div_ceil(1_000).max(1));
-        Ok(count)
+            .map(counted)
+            .map_err(|e| unavailable("reading a namespace's least recent threads failed", e))
     }
 }

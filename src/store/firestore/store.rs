@@ -36,8 +36,9 @@ impl MemoryStore for FirestoreStore {
         retention: &Retention,
     ) -> Result<SaveOutcome, StoreError> {
         let name = self.thread_path(ns, thread);
-        let (current, counted) = tokio::join!(self.get(&name), self.thread_count(ns));
+        let (current, counted) = tokio::join!(self.get(&name), self.count(ns));
         let (mut current, counted) = (current?, counted?);
+        let threads = counted.all.threads;
         let expire_at = expiry(retention);
         let mut tries = Tries::default();
         let (mut dropped, new_thread) = loop {
@@ -47,7 +48,7 @@ impl MemoryStore for FirestoreStore {
             let newest = current.as_ref().and_then(newest_entry);
             if let Some(newest) = newest.filter(|newest| entry.repeats(newest)) {
                 return Ok(SaveOutcome {
-                    thread_count: counted,
+                    thread_count: threads,
                     repeat_of: Some(newest),
                     ..SaveOutcome::default()
                 });
@@ -71,10 +72,11 @@ impl MemoryStore for FirestoreStore {
             break (dropped, new_thread);
         };
         // Counted before the save: a thread it created is one more.
-        let mut thread_count = counted + u64::from(new_thread);
+        let mut thread_count = threads + u64::from(new_thread);
         if let Some(max) = retention.max_threads {
+            let excess = thread_count.saturating_sub(max.get().into());
             dropped.threads = self
-                .drop_least_recent(ns, thread_count, max.get().into())
+                .drop_least_recent(ns, excess, counted.all_tracked())
                 .await?;
             thread_count -= dropped.threads;
         }
