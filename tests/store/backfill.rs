@@ -185,3 +185,22 @@ async fn the_originals_saves_after_the_backfill_still_load_first() {
         shown(std::slice::from_ref(first))
     );
 }
+
+/// An operator's figures for a namespace are the same whether they come from reading its
+/// threads (before the backfill) or from the tracked fields (after it).
+#[tokio::test]
+async fn namespace_figures_are_the_same_before_and_after_migrate() {
+    let (db, store) = (raw_db().await, connect().await);
+    let (ns, all) = originals(&db).await;
+    let figures = |listed: Vec<kioku::store::NamespaceStats>| {
+        listed.into_iter().find(|stats| stats.name == ns.name())
+    };
+    let before = figures(store.namespaces().await.unwrap()).expect("listed");
+    assert_eq!(before.counts.threads, THREADS as u64);
+    assert_eq!(before.counts.entries, all.len() as u64);
+    let newest = all.iter().map(|e| e.timestamp.clone()).max();
+    assert_eq!(before.last_saved, newest);
+    store.migrate().await.unwrap();
+    let after = figures(store.namespaces().await.unwrap()).expect("listed");
+    assert_eq!(after, before);
+}

@@ -113,38 +113,6 @@ impl FirestoreStore {
         }
     }
 
-    /// Every document of the collections `collection` of every namespace, each with its
-    /// namespace's name: `memory/{namespace}/{collection}/{id}`, and no other collection of that
-    /// id.
-    pub(super) async fn namespaced(
-        &self,
-        collection: &str,
-    ) -> Result<Vec<(String, Document)>, StoreError> {
-        let documents: Vec<Document> = self
-            .db
-            .fluent()
-            .select()
-            .from(collection)
-            .parent(self.db.get_documents_path().clone())
-            .all_descendants()
-            .query()
-            .await
-            .map(counted)
-            .map_err(|e| unavailable("listing every namespace failed", e))?;
-        let root = format!("{}/{ROOT}/", self.db.get_documents_path());
-        Ok(documents
-            .into_iter()
-            .filter_map(|doc| {
-                let path = doc.name.strip_prefix(&root)?;
-                let name = match path.split('/').collect::<Vec<_>>()[..] {
-                    [name, of, _] if of == collection => name.to_owned(),
-                    _ => return None,
-                };
-                Some((name, doc))
-            })
-            .collect())
-    }
-
     pub(super) async fn get(&self, name: &str) -> Result<Option<Document>, StoreError> {
         let request = GetDocumentRequest {
             name: name.to_owned(),

@@ -14,6 +14,7 @@ mod profile;
 mod records;
 mod save;
 mod size;
+mod stats;
 mod store;
 mod tracked;
 mod values;

@@ -74,7 +74,7 @@ impl FirestoreStore {
 
     /// Up to `limit` threads of `ns`, newest first, from after `after` (a thread's
     /// `newest_micros` and name), each with an entry at or after `since`.
-    async fn newest_first(
+    pub(super) async fn newest_first(
         &self,
         ns: &Namespace,
         since: Option<i64>,

@@ -1,6 +1,6 @@
 //! The Firestore store's calls.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 use async_trait::async_trait;
 use firestore::gcloud_sdk::google::firestore::v1::Value;
@@ -8,7 +8,6 @@ use firestore::gcloud_sdk::google::firestore::v1::Value;
 use super::FirestoreStore;
 use super::calls::Tries;
 use super::failure::unavailable;
-use super::layout::{PROFILE_VERSIONS, THREADS};
 use super::tracked::Tracked;
 use super::values::{
     document_id, entry_value, entry_values, expiry, newest_entry, thread_entries, value_micros,
@@ -16,7 +15,7 @@ use super::values::{
 use super::writes::{append_write, delete_write, entries_write};
 use crate::domain::{
     Entry, Filter, Located, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
-    Query, Retention, Thread, ThreadId, entry_micros,
+    Query, Retention, Thread, ThreadId,
 };
 use crate::store::{Counts, Dropped, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
 
@@ -154,27 +153,7 @@ impl MemoryStore for FirestoreStore {
     }
 
     async fn namespaces(&self) -> Result<Vec<NamespaceStats>, StoreError> {
-        let mut namespaces: BTreeMap<String, NamespaceStats> = BTreeMap::new();
-        for (name, doc) in self.namespaced(THREADS).await? {
-            let stats = namespaces.entry(name.clone()).or_insert_with(|| held(name));
-            let entries = thread_entries(&doc);
-            stats.counts.threads += 1;
-            stats.counts.entries += entries.len() as u64;
-            let newest = entries.into_iter().max_by_key(|item| item.at);
-            if let Some(newest) = newest {
-                let later = stats
-                    .last_saved
-                    .as_deref()
-                    .is_none_or(|last| entry_micros(last) < newest.at);
-                if later {
-                    stats.last_saved = Some(newest.entry.timestamp);
-                }
-            }
-        }
-        for (name, _) in self.namespaced(PROFILE_VERSIONS).await? {
-            namespaces.entry(name.clone()).or_insert_with(|| held(name));
-        }
-        Ok(namespaces.into_values().collect())
+        self.namespace_stats().await
     }
 
     async fn namespace_names(&self) -> Result<Vec<String>, StoreError> {
@@ -296,14 +275,6 @@ impl MemoryStore for FirestoreStore {
 }
 
 /// A namespace's stats before its documents are counted.
-fn held(name: String) -> NamespaceStats {
-    NamespaceStats {
-        name,
-        counts: Counts::default(),
-        last_saved: None,
-    }
-}
-
 fn distinct_threads(items: &[Located]) -> u64 {
     items
         .iter()
