@@ -6,7 +6,7 @@ use reqwest::StatusCode;
 use reqwest::header::{CONTENT_SECURITY_POLICY, LOCATION, X_FRAME_OPTIONS};
 
 use crate::helpers::{ADMIN, ALICE, Fresh, Process, api_tokens, spawn_fresh, summaries};
-use crate::oauth::flow::browser;
+use crate::oauth::flow::{browser, connected_app, spawn_oauth};
 
 /// A browser: keeps its cookies, follows no redirect.
 struct Browser {
@@ -375,4 +375,36 @@ async fn nothing_of_the_page_is_logged() {
             assert!(!log.contains(secret), "{format} log holds {secret}: {log}");
         }
     }
+}
+
+#[tokio::test]
+async fn a_person_cannot_disconnect_another_namespaces_app() {
+    let fresh = spawn_oauth(StoreKind::Sqlite, |_| {}).await;
+    let access = connected_app(&fresh.app, &fresh.token).await;
+    let grants = fresh
+        .app
+        .call(
+            reqwest::Method::GET,
+            &format!("/admin/namespaces/{}/grants", fresh.ns),
+            ADMIN,
+        )
+        .send()
+        .await
+        .unwrap();
+    let grants: serde_json::Value = grants.json().await.unwrap();
+    let grant = grants["grants"][0]["id"].as_str().expect("a grant").to_owned();
+
+    let other = Browser::new(&fresh.app.base);
+    other.sign_in(ALICE).await;
+    let (_, page) = other.get("/app").await;
+    let token = csrf(&page);
+    let fields = [("csrf", token.as_str()), ("grant_id", grant.as_str())];
+    let answer = other.post("/app/apps/disconnect", &fields).await;
+    assert_eq!(answer.status(), StatusCode::SEE_OTHER);
+    assert_eq!(answer.headers()[LOCATION], "/app?done=gone");
+    let still = fresh.app.load(&access).await;
+    assert_eq!(
+        still["status"], "empty",
+        "the other namespace's app still works"
+    );
 }

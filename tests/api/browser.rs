@@ -10,9 +10,7 @@ use std::process::Command;
 use kioku::config::StoreKind;
 
 use crate::helpers::{TestApp, spawn_fresh, summaries};
-use crate::oauth::flow::{
-    authorize_with_token, param, pkce, registered_public_client, spawn_oauth, token_request, tokens,
-};
+use crate::oauth::flow::{CLIENT_NAME, connected_app, spawn_oauth};
 
 /// Runs tests/browser/`name`.py against `app` on `store`, with `env`; it exits non-zero naming
 /// the first failed expectation.
@@ -101,34 +99,6 @@ async fn memory_page(store: StoreKind) {
     assert_eq!(summaries(&after), [keep]);
     assert_eq!(after["profile"]["profile"], profile, "{after}");
     assert_eq!(load(&access).await.unwrap().status(), 401);
-}
-
-/// What the registered client calls itself, as the page lists it.
-const CLIENT_NAME: &str = "An MCP client";
-
-/// A client connected to `token`'s namespace through the OAuth flow: its access token.
-async fn connected_app(app: &TestApp, token: &str) -> String {
-    const REDIRECT: &str = "http://127.0.0.1:9/callback";
-    let client_id = registered_public_client(app, REDIRECT).await;
-    let (verifier, challenge) = pkce();
-    let params = [
-        ("response_type", "code"),
-        ("client_id", client_id.as_str()),
-        ("redirect_uri", REDIRECT),
-        ("code_challenge", &challenge),
-        ("code_challenge_method", "S256"),
-    ];
-    let back = authorize_with_token(app, &params, token).await;
-    let code = param(&back, "code").expect("a code");
-    let exchange = [
-        ("grant_type", "authorization_code"),
-        ("code", code.as_str()),
-        ("redirect_uri", REDIRECT),
-        ("client_id", &client_id),
-        ("code_verifier", &verifier),
-    ];
-    let issued = tokens(token_request(app, &exchange, None).await).await;
-    issued["access_token"].as_str().unwrap().to_owned()
 }
 
 #[tokio::test]

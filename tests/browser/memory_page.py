@@ -38,8 +38,13 @@ def sign_in(page: Page, base: str, artifacts: Path) -> None:
     expect(page.get_by_role("heading", level=1).inner_text() == "Sign in to see your memory",
            f"/app without a session is not the sign-in page: {page.content()}")
     view(page, artifacts, "sign-in")
-    page.get_by_label("Your kioku API token").fill(TOKEN)
-    page.get_by_role("button", name="Sign in").click()
+    # By keyboard alone: past the language switch to the token, then Enter.
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement.id")
+    expect(focused == "token", f"the second Tab reached {focused!r}, not the token field")
+    page.keyboard.type(TOKEN)
+    page.keyboard.press("Enter")
     page.wait_for_url(f"{base}/app")
     expect(shows(page, FORGET) and shows(page, KEEP),
            f"the threads saved through the API are not shown: {page.content()}")

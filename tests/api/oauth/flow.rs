@@ -207,7 +207,7 @@ pub async fn registered_public_client(app: &TestApp, redirect_uri: &str) -> Stri
         .client
         .post(format!("{}/oauth/register", app.base))
         .json(&serde_json::json!({
-            "client_name": "An MCP client",
+            "client_name": CLIENT_NAME,
             "redirect_uris": [redirect_uri],
             "token_endpoint_auth_method": "none",
             "grant_types": ["authorization_code", "refresh_token"],
@@ -220,4 +220,32 @@ pub async fn registered_public_client(app: &TestApp, redirect_uri: &str) -> Stri
     let body: Value = response.json().await.unwrap();
     assert!(body.get("client_secret").is_none(), "{body}");
     body["client_id"].as_str().unwrap().to_owned()
+}
+
+/// What the registered client calls itself, as the page lists it.
+pub const CLIENT_NAME: &str = "An MCP client";
+
+/// A client connected to `token`'s namespace through the OAuth flow: its access token.
+pub async fn connected_app(app: &TestApp, token: &str) -> String {
+    const REDIRECT: &str = "http://127.0.0.1:9/callback";
+    let client_id = registered_public_client(app, REDIRECT).await;
+    let (verifier, challenge) = pkce();
+    let params = [
+        ("response_type", "code"),
+        ("client_id", client_id.as_str()),
+        ("redirect_uri", REDIRECT),
+        ("code_challenge", &challenge),
+        ("code_challenge_method", "S256"),
+    ];
+    let back = authorize_with_token(app, &params, token).await;
+    let code = param(&back, "code").expect("a code");
+    let exchange = [
+        ("grant_type", "authorization_code"),
+        ("code", code.as_str()),
+        ("redirect_uri", REDIRECT),
+        ("client_id", &client_id),
+        ("code_verifier", &verifier),
+    ];
+    let issued = tokens(token_request(app, &exchange, None).await).await;
+    issued["access_token"].as_str().unwrap().to_owned()
 }
