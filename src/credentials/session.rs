@@ -1,6 +1,8 @@
 //! The memory page's sign-ins: a session is a random value in the person's cookie, kept in the
 //! store only as its digest (so any instance serves it), naming the namespace it opens. Signing
-//! out marks it used, which ends it at once on every instance.
+//! out marks it used, which ends it at once on every instance. Like an OAuth grant, the record
+//! holds the namespace's name, which for a bare token (the original function's layout) is the
+//! token itself: the store already keys that namespace's memories by it.
 
 use std::sync::Arc;
 
@@ -21,8 +23,8 @@ pub struct Sessions {
     lifetime: TimeDelta,
 }
 
-/// A current session.
-#[derive(Debug, Clone)]
+/// A current session. Not `Debug`: it holds the CSRF token.
+#[derive(Clone)]
 pub struct Session {
     pub namespace: Namespace,
     /// The token every form of the page carries: derived from the session's value, so it is
@@ -43,7 +45,6 @@ impl Session {
 struct Body {
     namespace: String,
     namespace_label: String,
-    signed_in_with: String,
 }
 
 impl Sessions {
@@ -51,19 +52,13 @@ impl Sessions {
         Self { store, lifetime }
     }
 
-    /// A new session for `namespace`, signed in `with` (`token`, or an OpenID Provider's
-    /// issuer): the cookie's value, and the session.
-    pub async fn open(
-        &self,
-        namespace: &Namespace,
-        with: &str,
-    ) -> Result<(String, Session), StoreError> {
+    /// A new session for `namespace`: the cookie's value, and the session.
+    pub async fn open(&self, namespace: &Namespace) -> Result<(String, Session), StoreError> {
         let value = format!("{PREFIX}{}", generate_token());
         let expires_at = Utc::now() + self.lifetime;
         let body = Body {
             namespace: namespace.name().to_owned(),
             namespace_label: namespace.label().to_owned(),
-            signed_in_with: with.to_owned(),
         };
         self.store
             .put_credential(&Credential {
@@ -86,7 +81,7 @@ impl Sessions {
     /// The session `value` names, if it is current: not signed out, not expired. A value of
     /// another shape costs no store read.
     pub async fn find(&self, value: &str) -> Result<Option<Session>, StoreError> {
-        if !value.starts_with(PREFIX) {
+        if !well_formed(value) {
             return Ok(None);
         }
         let Some(credential) = self.store.credential(&key(value)).await? else {
@@ -112,11 +107,18 @@ impl Sessions {
     /// Ends the session `value` names, wherever it is served; the store purges it once it
     /// expires.
     pub async fn close(&self, value: &str) -> Result<(), StoreError> {
-        if value.starts_with(PREFIX) {
+        if well_formed(value) {
             let _: Redeemed = self.store.redeem(&key(value)).await?;
         }
         Ok(())
     }
+}
+
+/// Whether `value` has a session's shape: the prefix and 64 hex digits.
+fn well_formed(value: &str) -> bool {
+    value
+        .strip_prefix(PREFIX)
+        .is_some_and(|random| random.len() == 64 && random.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// The digest a session is kept under.
@@ -140,5 +142,7 @@ mod tests {
         assert!(!csrf.contains(&value));
         assert_eq!(csrf, csrf_of(&value));
         assert_ne!(csrf, csrf_of(&format!("{PREFIX}{}", generate_token())));
+        assert!(well_formed(&value));
+        assert!(!well_formed(&format!("{value}0")) && !well_formed(&value[1..]));
     }
 }

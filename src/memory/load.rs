@@ -181,10 +181,6 @@ impl Loaded {
         &self.data.0
     }
 
-    pub fn profile(&self) -> Option<&Profile> {
-        self.profile.as_ref()
-    }
-
     pub fn truncation(&self) -> &Truncation {
         &self.truncation
     }
@@ -204,6 +200,11 @@ impl Truncation {
     /// Where the rest starts, when the budget left some out.
     pub fn next_before(&self) -> Option<&str> {
         self.next_before.as_deref()
+    }
+
+    /// How many summaries the budget left out.
+    pub fn omitted_entries(&self) -> u64 {
+        self.omitted_entries.unwrap_or_default()
     }
 }
 

@@ -1,6 +1,7 @@
 //! The HTTP contract, tested against a running server over a socket.
 
 mod app;
+mod app_guards;
 mod audit;
 mod auth;
 mod browser;

@@ -1,8 +1,8 @@
-"""The memory page (/app) in Chromium, as its person uses it: sign in with a token, see a thread
-saved through the API, search, forget one summary after confirming, edit the profile, disconnect
-an app, and sign out, after which the old cookie opens nothing. A form posted without its CSRF
-token, one whose token was changed, and a framed page are refused. Each view passes axe-core and is screenshot at a phone's
-and a desktop's width. Run by tests/api/browser.rs, which saved the memories and connected the
+"""The memory page (/app) in Chromium, as its person uses it: sign in with a token (by keyboard),
+see a thread saved through the API, search, forget one summary after confirming, edit the
+profile, disconnect an app, and sign out, after which the old cookie opens nothing. A form posted
+without its CSRF token, one whose token was changed, and a framed page are refused. Each view
+passes axe-core and is screenshot at a phone's and a desktop's width. Run by tests/api/browser.rs, which saved the memories and connected the
 app first and checks the store afterwards: memory_page.py --base-url URL --artifacts DIR, with
 KIOKU_PAGE_TOKEN, KIOKU_PAGE_FORGET (the summary to forget), KIOKU_PAGE_KEEP (one to keep, which
 the search must not find), KIOKU_PAGE_PROFILE (the profile to write) and KIOKU_PAGE_APP (the
@@ -146,7 +146,8 @@ def scenario(browser: Browser, base: str, artifacts: Path) -> None:
     check_cannot_be_framed(browser, f"{base}/app", "Sign in to see your memory")
     # The same views in Japanese.
     page.goto(f"{base}/app?lang=ja")
-    expect(page.get_by_role("heading", level=1).inner_text() == "あなたの記憶", "no Japanese page")
+    heading = page.get_by_role("heading", level=1).inner_text()
+    expect(heading == "あなたの記憶", f"the Japanese page's heading is {heading!r}")
     view(page, artifacts, "memory-ja")
     page.goto(f"{base}/app?lang=en")
     # Before the refusals, which the browser logs as failed loads, rightly.

@@ -151,11 +151,9 @@ async fn the_page_opens_the_memory_an_app_signed_in_to(store: StoreKind) {
         page.contains("/app/sign-in/provider"),
         "no provider button: {page}"
     );
-    let at = page.find(r#"name="csrf" value=""#).unwrap() + 19;
-    let csrf = &page[at..at + 64];
     let to_provider = browser
         .post(format!("{}/app/sign-in/provider", app.base))
-        .form(&[("csrf", csrf)])
+        .form(&[("csrf", crate::app::csrf(&page))])
         .send()
         .await
         .unwrap();

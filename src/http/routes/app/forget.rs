@@ -44,7 +44,8 @@ pub(super) async fn forget(
     }
 }
 
-/// The page that shows the summary, or the thread's summaries, and asks to confirm.
+/// The page that shows the summary, or the thread's newest summaries and how many it holds,
+/// and asks to confirm.
 async fn confirm(
     app: &AppState,
     visit: &Visit,
@@ -52,13 +53,24 @@ async fn confirm(
     timestamp: Option<String>,
 ) -> HttpResponse {
     let t = visit.t;
+    // One summary is looked up by its time, wherever it is in the thread.
+    let (since, before) = match timestamp.as_deref().map(just_after) {
+        Some(Some(after)) => (timestamp.clone(), Some(after)),
+        Some(None) => return see_other("/app?done=gone"),
+        None => (None, None),
+    };
     let load = LoadRequest {
         thread_id: Some(thread_id.clone()),
+        since,
+        before,
         ..LoadRequest::default()
     };
-    let thread = match app.memory.load(&visit.session.namespace, &load).await {
-        Ok(LoadAnswer::Loaded(loaded)) => loaded.threads().first().cloned(),
-        Ok(LoadAnswer::Searched(_)) => None,
+    let (thread, omitted) = match app.memory.load(&visit.session.namespace, &load).await {
+        Ok(LoadAnswer::Loaded(loaded)) => (
+            loaded.threads().first().cloned(),
+            loaded.truncation().omitted_entries(),
+        ),
+        Ok(LoadAnswer::Searched(_)) => (None, 0),
         Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
         Err(err) => return notice(t, StatusCode::BAD_REQUEST, &err.to_string()),
     };
@@ -76,10 +88,10 @@ async fn confirm(
     }
     let explanation = match &timestamp {
         Some(_) => t.app.confirm_summary.to_owned(),
-        None => t
-            .app
-            .confirm_thread
-            .replace("{n}", &entries.len().to_string()),
+        None => {
+            let all = entries.len() as u64 + omitted;
+            t.app.confirm_thread.replace("{n}", &all.to_string())
+        }
     };
     super::render(
         StatusCode::OK,
@@ -93,4 +105,11 @@ async fn confirm(
             entries,
         },
     )
+}
+
+/// A microsecond after `timestamp`: the exclusive end of a load of just the entries saved then.
+fn just_after(timestamp: &str) -> Option<String> {
+    let at = chrono::DateTime::parse_from_rfc3339(timestamp).ok()?;
+    let after = at + chrono::TimeDelta::microseconds(1);
+    Some(after.to_rfc3339_opts(chrono::SecondsFormat::Micros, false))
 }

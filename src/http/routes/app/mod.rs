@@ -178,9 +178,10 @@ struct LanguageChoice {
     lang: Option<String>,
 }
 
-/// Cookies are `Secure` whenever the page is reached over https.
+/// Cookies are `Secure` whenever the page is reached over https: by the URL resources are named
+/// under, which the OAuth callback's cookies follow too.
 fn secure(req: &HttpRequest, app: &AppState) -> bool {
-    app.base_url(req).starts_with("https://")
+    app.resource_base(req).starts_with("https://")
 }
 
 fn switch_url(t: &Text) -> Option<String> {

@@ -31,7 +31,6 @@ pub(super) async fn sign_in(
     tokens: web::Data<Tokens>,
 ) -> HttpResponse {
     let t = language(&req);
-    let secure = secure(&req, &app);
     let form: SignInForm = match read_form(&body) {
         Ok(form) => form,
         Err(status) => return super::notice(t, status, t.app.form_expired),
@@ -53,19 +52,24 @@ pub(super) async fn sign_in(
         app.throttle.failed(client, throttle::Door::Page);
         return again(StatusCode::UNAUTHORIZED, t.unknown_token);
     };
-    enter(&app, t, namespace, "token", secure).await
+    enter(&req, &app, t, namespace).await
 }
 
-/// A session for `namespace`, signed in `with` (`token`, or the provider's issuer), and the way
-/// into the page.
+/// A session for `namespace`, and the way into the page. A session the browser already held
+/// ends: on a shared computer, the one before is signed out.
 pub(in crate::http::routes) async fn enter(
+    req: &HttpRequest,
     app: &AppState,
     t: &'static Text,
     namespace: &Namespace,
-    with: &str,
-    secure: bool,
 ) -> HttpResponse {
-    match app.sessions.open(namespace, with).await {
+    let secure = secure(req, app);
+    if let Some(earlier) = cookies::session(req)
+        && let Err(err) = app.sessions.close(&earlier).await
+    {
+        return super::unavailable(t, &err);
+    }
+    match app.sessions.open(namespace).await {
         Ok((value, session)) => {
             let mut answer = see_other("/app");
             add_cookie(

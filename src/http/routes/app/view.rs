@@ -104,7 +104,6 @@ impl View<'_> {
         };
         let (mut threads, mut results, mut older) = (Vec::new(), Vec::new(), None);
         let mut problem = self.problem;
-        let mut stored_profile = None;
         match app.memory.load(ns, &load).await {
             Ok(LoadAnswer::Loaded(loaded)) => {
                 threads = loaded
@@ -113,10 +112,6 @@ impl View<'_> {
                     .map(|th| ThreadView::new(t, th))
                     .collect();
                 older = loaded.truncation().next_before().map(str::to_owned);
-                // The first page of a load carries the profile; any other view reads it.
-                if self.before.is_none() {
-                    stored_profile = Some(loaded.profile().cloned());
-                }
             }
             Ok(LoadAnswer::Searched(searched)) => {
                 results = searched.results().iter().map(EntryView::found).collect();
@@ -125,18 +120,14 @@ impl View<'_> {
             Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
             Err(err) => problem = Some((StatusCode::BAD_REQUEST, err.to_string())),
         }
+        // Read whole: a load's copy may be cut to fit its budget, and saved back it would cut
+        // the profile.
         let profile = match self.profile {
             Some(shown) => shown,
-            None => {
-                let current = match stored_profile {
-                    Some(current) => current,
-                    None => match app.memory.current_profile(ns).await {
-                        Ok(current) => current,
-                        Err(err) => return super::unavailable(t, &err),
-                    },
-                };
-                current.map_or((String::new(), 0), |p| (p.profile, p.version))
-            }
+            None => match app.memory.current_profile(ns).await {
+                Ok(current) => current.map_or((String::new(), 0), |p| (p.profile, p.version)),
+                Err(err) => return super::unavailable(t, &err),
+            },
         };
         let apps = match connected_apps(app.grants.as_ref(), ns).await {
             Ok(apps) => {
