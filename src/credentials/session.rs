@@ -31,6 +31,9 @@ pub struct Session {
     /// never stored and no other browser can know it.
     pub csrf: String,
     pub expires_at: DateTime<Utc>,
+    /// Signed in with an API token (not at the OpenID Provider): it lasts only while a token of
+    /// its namespace is configured.
+    pub by_token: bool,
 }
 
 impl Session {
@@ -45,6 +48,7 @@ impl Session {
 struct Body {
     namespace: String,
     namespace_label: String,
+    by_token: bool,
 }
 
 impl Sessions {
@@ -52,13 +56,19 @@ impl Sessions {
         Self { store, lifetime }
     }
 
-    /// A new session for `namespace`: the cookie's value, and the session.
-    pub async fn open(&self, namespace: &Namespace) -> Result<(String, Session), StoreError> {
+    /// A new session for `namespace`, signed in with an API token or not: the cookie's value,
+    /// and the session.
+    pub async fn open(
+        &self,
+        namespace: &Namespace,
+        by_token: bool,
+    ) -> Result<(String, Session), StoreError> {
         let value = format!("{PREFIX}{}", generate_token());
         let expires_at = Utc::now() + self.lifetime;
         let body = Body {
             namespace: namespace.name().to_owned(),
             namespace_label: namespace.label().to_owned(),
+            by_token,
         };
         self.store
             .put_credential(&Credential {
@@ -74,6 +84,7 @@ impl Sessions {
             namespace: namespace.clone(),
             csrf: csrf_of(&value),
             expires_at,
+            by_token,
         };
         Ok((value, session))
     }
@@ -101,6 +112,7 @@ impl Sessions {
             namespace,
             csrf: csrf_of(value),
             expires_at: credential.expires_at,
+            by_token: body.by_token,
         }))
     }
 

@@ -92,6 +92,14 @@ impl Tokens {
     }
 
     /// Looks at every configured token whatever the outcome, in constant time.
+    /// Whether some token still opens `namespace`: a page session signed in with a token ends
+    /// when the operator takes every token of its namespace away.
+    pub fn open(&self, namespace: &Namespace) -> bool {
+        self.entries
+            .iter()
+            .any(|(_, known)| known.name() == namespace.name())
+    }
+
     pub fn authenticate(&self, presented: &str) -> Option<&Namespace> {
         let index = find(self.entries.iter().map(|(known, _)| known), presented)?;
         Some(&self.entries[index].1)

@@ -173,3 +173,51 @@ async fn nothing_of_the_page_is_logged() {
         }
     }
 }
+
+/// A session signed in with a token ends when the operator takes the token away, on any
+/// instance: the next start without it, on the same store, opens nothing for the old cookie.
+#[tokio::test]
+async fn a_session_ends_with_its_token() {
+    let fresh = crate::helpers::spawn_fresh(StoreKind::Sqlite, |_| {}).await;
+    fresh
+        .app
+        .save(&fresh.token, None, "kept for the token")
+        .await;
+    let signed = Browser::new(&fresh.app.base).sign_in(&fresh.token).await;
+    let value = signed
+        .cookies()
+        .find(|c| c.name() == "kioku_session")
+        .unwrap();
+    let cookie = format!("kioku_session={}", value.value());
+    let store = fresh.app.data_dir.path().to_owned();
+    let instance = |tokens: String| {
+        let store = store.clone();
+        crate::helpers::spawn_app_with(move |s| {
+            s.data_dir = store;
+            s.api_tokens = Some(tokens);
+        })
+    };
+    let with_token = instance(format!("{},{}:{}", api_tokens(), fresh.ns, fresh.token)).await;
+    let without = instance(api_tokens()).await;
+    let page = |base: String| {
+        let cookie = cookie.clone();
+        async move {
+            let answer = reqwest::Client::new()
+                .get(format!("{base}/app"))
+                .header("cookie", cookie)
+                .send()
+                .await
+                .unwrap();
+            (answer.status(), answer.text().await.unwrap())
+        }
+    };
+    let (status, shown) = page(with_token.base.clone()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        shown.contains("kept for the token"),
+        "another instance serves the session"
+    );
+    let (status, shown) = page(without.base.clone()).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(!shown.contains("kept for the token"));
+}

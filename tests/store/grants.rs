@@ -337,14 +337,14 @@ pub async fn purging_removes_what_expired_and_keeps_the_rest(store: &impl GrantS
 pub async fn page_sessions_are_found_until_closed(store: &(impl GrantStore + Clone + 'static)) {
     let instance = || Sessions::new(Arc::new(store.clone()), TimeDelta::hours(1));
     let ns = Namespace::named(&fresh("ns")).unwrap();
-    let (value, opened) = instance().open(&ns).await.unwrap();
+    let (value, opened) = instance().open(&ns, true).await.unwrap();
     let found = instance().find(&value).await.unwrap().expect("found");
     assert_eq!((&found.namespace, &found.csrf), (&ns, &opened.csrf));
     assert_eq!(store.credential(&value).await.unwrap(), None);
     instance().close(&value).await.unwrap();
     assert!(instance().find(&value).await.unwrap().is_none());
     let ended = Sessions::new(Arc::new(store.clone()), TimeDelta::seconds(-1));
-    let (value, _) = ended.open(&ns).await.unwrap();
+    let (value, _) = ended.open(&ns, true).await.unwrap();
     assert!(instance().find(&value).await.unwrap().is_none());
 }
 

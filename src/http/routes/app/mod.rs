@@ -19,7 +19,7 @@ use askama::Template;
 use serde::de::DeserializeOwned;
 
 use super::fallback::method_not_allowed;
-use crate::credentials::Session;
+use crate::credentials::{Session, Tokens};
 use crate::http::cookies;
 use crate::http::error::retry_after_secs;
 use crate::http::pages::{self, AppNotice, SignInPage, Text};
@@ -98,6 +98,10 @@ impl Visit {
             Some(value) => app.sessions.find(value).await,
             None => Ok(None),
         };
+        let tokens = req
+            .app_data::<web::Data<Tokens>>()
+            .expect("the tokens are registered as app data");
+        let found = found.map(|s| s.filter(|s| !s.by_token || tokens.open(&s.namespace)));
         let session = match found {
             Ok(Some(session)) => session,
             Ok(None) => {

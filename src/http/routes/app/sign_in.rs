@@ -52,16 +52,17 @@ pub(super) async fn sign_in(
         app.throttle.failed(client, throttle::Door::Page);
         return again(StatusCode::UNAUTHORIZED, t.unknown_token);
     };
-    enter(&req, &app, t, namespace).await
+    enter(&req, &app, t, namespace, true).await
 }
 
-/// A session for `namespace`, and the way into the page. A session the browser already held
-/// ends: on a shared computer, the one before is signed out.
+/// A session for `namespace`, signed in with an API token or not, and the way into the page. A
+/// session the browser already held ends: on a shared computer, the one before is signed out.
 pub(in crate::http::routes) async fn enter(
     req: &HttpRequest,
     app: &AppState,
     t: &'static Text,
     namespace: &Namespace,
+    by_token: bool,
 ) -> HttpResponse {
     let secure = secure(req, app);
     if let Some(earlier) = cookies::session(req)
@@ -69,7 +70,7 @@ pub(in crate::http::routes) async fn enter(
     {
         return super::unavailable(t, &err);
     }
-    match app.sessions.open(namespace).await {
+    match app.sessions.open(namespace, by_token).await {
         Ok((value, session)) => {
             let mut answer = see_other("/app");
             add_cookie(
