@@ -9,7 +9,7 @@ use std::time::Duration;
 use actix_web::dev::Server;
 
 use crate::config::{OAuthSettings, Settings, SignInMode, StoreKind};
-use crate::credentials::{self, AdminTokens, MIN_TOKEN_CHARS, Sessions, Tokens};
+use crate::credentials::{self, AdminTokens, MIN_TOKEN_CHARS, SESSION_LIFETIME, Sessions, Tokens};
 use crate::http::{self, AppState, Privacy, Shared, TraceProject};
 use crate::memory::{Memory, Rules};
 use crate::oauth::metadata::CALLBACK_PATH;
@@ -23,8 +23,6 @@ use crate::throttle::Throttle;
 /// How often the embedded store forgets entries past `KIOKU_RETENTION_DAYS`, and how often
 /// expired grants and credentials are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(3_600);
-/// How long a sign-in to the memory page lasts: a working day, then the person signs in again.
-const SESSION_LIFETIME: chrono::TimeDelta = chrono::TimeDelta::hours(12);
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {

@@ -14,5 +14,5 @@ pub use admin::AdminTokens;
 pub use digest::{MIN_TOKEN_CHARS, WeakTokens, digest, generate_token, hex};
 pub use error::AuthError;
 pub use local_token::{LOCAL_NAMESPACE, local_token};
-pub use session::{Session, Sessions};
+pub use session::{SESSION_LIFETIME, Session, Sessions};
 pub use tokens::{BareNamed, Tokens};

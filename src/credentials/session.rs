@@ -14,6 +14,9 @@ use super::{digest, generate_token, hex};
 use crate::domain::Namespace;
 use crate::store::{Credential, CredentialKind, GrantStore, Redeemed, StoreError};
 
+/// How long a sign-in to the memory page lasts: a working day, then the person signs in again.
+pub const SESSION_LIFETIME: TimeDelta = TimeDelta::hours(12);
+
 /// What a session value starts with, so that a leaked one is recognisable.
 const PREFIX: &str = "kioku_ps_";
 

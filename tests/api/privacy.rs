@@ -38,13 +38,20 @@ async fn the_default_policy_states_the_retention_in_the_readers_language() {
         "At most 50 conversations",
         "database file on the server",
         "forgetMemory",
+        "the memory page, /app",
+        "memory page lasts 12 hours at most",
     ] {
         assert!(en.contains(said), "{said}: {en}");
     }
     assert!(!en.contains("until they are forgotten"), "{en}");
     let (ja, _) = policy(&app, "/privacy", "ja-JP,ja;q=0.9,en;q=0.8").await;
     assert!(ja.contains(r#"<html lang="ja">"#), "{ja}");
-    for said in ["プライバシーポリシー", "保存から 30 日", "50 件まで"] {
+    for said in [
+        "プライバシーポリシー",
+        "保存から 30 日",
+        "50 件まで",
+        "長くて 12 時間",
+    ] {
         assert!(ja.contains(said), "{said}: {ja}");
     }
     // The link to the other language wins over the browser's.

@@ -5,6 +5,7 @@ use askama::Template;
 
 use super::Text;
 use crate::config::StoreKind;
+use crate::credentials::SESSION_LIFETIME;
 use crate::domain::Retention;
 
 /// What `/privacy` answers with.
@@ -55,6 +56,8 @@ impl<'a> PrivacyPage<'a> {
             stored.push(t.stored_sign_in);
             kept.push(t.kept_sign_in.into());
         }
+        let hours = SESSION_LIFETIME.num_hours().to_string();
+        kept.push(t.kept_page_session.replace("{hours}", &hours));
         Self {
             t,
             switch_url: Some(format!("?lang={}", t.other_lang)),
