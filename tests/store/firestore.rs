@@ -210,3 +210,40 @@ async fn a_retention_age_sets_the_ttl_field_in_the_append() {
     let in_a_week = (now + TimeDelta::days(7)).timestamp();
     assert!((expire_at.seconds - in_a_week).abs() < 60, "{expire_at:?}");
 }
+
+/// Each thread calls Firestore through a client of its own, whose connection runs on the
+/// runtime that opened it: once that runtime has ended, the thread's next runtime opens
+/// another, and no call goes to the ended one's.
+#[test]
+fn a_thread_calls_on_after_the_runtime_that_opened_its_client_ends() {
+    // The store's first client, on a runtime that lasts the whole test, as the main one does.
+    let lasting = tokio::runtime::Runtime::new().unwrap();
+    let (store, ()) = lasting.block_on(connect());
+    let ns = namespace();
+    let id = ThreadId::parse("runtimes").unwrap();
+    let on_this_thread = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    let saves = [
+        entry("一つ目", "2025-01-01T00:00:01.000000+09:00"),
+        entry("二つ目", "2025-01-01T00:00:02.000000+09:00"),
+        entry("三つ目", "2025-01-01T00:00:03.000000+09:00"),
+    ];
+    let first = on_this_thread();
+    first.block_on(async {
+        store.save(&ns, &id, &saves[0], &KEEP_ALL).await.unwrap();
+        // Time for this thread's own client to open; the next save goes through it.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        store.save(&ns, &id, &saves[1], &KEEP_ALL).await.unwrap();
+    });
+    drop(first);
+    let second = on_this_thread();
+    second.block_on(async {
+        store.save(&ns, &id, &saves[2], &KEEP_ALL).await.unwrap();
+        let threads = load_all(&store, &ns).await;
+        assert_eq!(threads[0].entries, saves);
+    });
+}

@@ -32,7 +32,7 @@ impl FirestoreStore {
         &self,
         ns: &Namespace,
     ) -> Result<Vec<Document>, StoreError> {
-        self.db
+        self.db()
             .fluent()
             .select()
             .from(THREADS)
@@ -51,8 +51,8 @@ impl FirestoreStore {
         after: Option<&str>,
         limit: u32,
     ) -> Result<Vec<Document>, StoreError> {
-        let select = self
-            .db
+        let db = self.db();
+        let select = db
             .fluent()
             .select()
             .from(THREADS)
@@ -81,12 +81,12 @@ impl FirestoreStore {
     /// it, so they are asked for as "missing" documents, which ListDocuments alone lists; no
     /// thread is read.
     pub(super) async fn list_namespace_names(&self) -> Result<Vec<String>, StoreError> {
-        let root = format!("{}/{ROOT}/", self.db.get_documents_path());
+        let root = format!("{}/{ROOT}/", self.clients.shared().get_documents_path());
         let mut names = Vec::new();
         let mut page_token = String::new();
         loop {
             let request = ListDocumentsRequest {
-                parent: self.db.get_documents_path().clone(),
+                parent: self.clients.shared().get_documents_path().clone(),
                 collection_id: ROOT.to_owned(),
                 page_size: NAMES_PER_PAGE,
                 page_token,
@@ -94,7 +94,7 @@ impl FirestoreStore {
                 show_missing: true,
                 ..ListDocumentsRequest::default()
             };
-            let mut client = self.db.client().get();
+            let mut client = self.db().client().get();
             let page = self
                 .within_time(client.list_documents(request))
                 .await
@@ -120,7 +120,7 @@ impl FirestoreStore {
         };
         // Billed one read whether the document exists or not.
         usage::read(1);
-        let mut client = self.db.client().get();
+        let mut client = self.db().client().get();
         match self.within_time(client.get_document(request)).await {
             Ok(response) => Ok(Some(response.into_inner())),
             Err(status) if status.code() == Code::NotFound => Ok(None),
@@ -130,12 +130,12 @@ impl FirestoreStore {
 
     pub(super) async fn commit(&self, writes: Vec<Write>) -> Result<(), Status> {
         let request = CommitRequest {
-            database: self.db.get_database_path().clone(),
+            database: self.clients.shared().get_database_path().clone(),
             writes,
             ..CommitRequest::default()
         };
         let writes = request.writes.len() as u64;
-        let mut client = self.db.client().get();
+        let mut client = self.db().client().get();
         self.within_time(client.commit(request)).await?;
         usage::wrote(writes);
         Ok(())
@@ -211,7 +211,8 @@ impl FirestoreStore {
         ns: &Namespace,
         filter: &Filter,
     ) -> Result<Vec<Located>, StoreError> {
-        let select = self.db.fluent().select();
+        let db = self.db();
+        let select = db.fluent().select();
         let documents = match &filter.thread {
             Some(thread) => select
                 .by_id_in(THREADS)

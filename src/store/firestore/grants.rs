@@ -172,7 +172,10 @@ impl GrantStore for FirestoreStore {
 
 impl FirestoreStore {
     fn record_path(&self, collection: &str, id: &str) -> String {
-        format!("{}/{collection}/{id}", self.db.get_documents_path())
+        format!(
+            "{}/{collection}/{id}",
+            self.clients.shared().get_documents_path()
+        )
     }
 
     /// The documents of the root `collection` that `filter` admits.
@@ -182,7 +185,7 @@ impl FirestoreStore {
         context: &'static str,
         filter: impl Fn(FirestoreQueryFilterBuilder) -> Option<FirestoreQueryFilter> + Send + Sync,
     ) -> Result<Vec<Document>, StoreError> {
-        self.db
+        self.db()
             .fluent()
             .select()
             .from(collection)

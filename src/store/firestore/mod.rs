@@ -5,6 +5,7 @@
 mod backfill;
 mod backfills;
 mod calls;
+mod clients;
 mod failure;
 mod grants;
 mod layout;
@@ -27,13 +28,14 @@ use firestore::{FirestoreDb, FirestoreDbOptions};
 use super::StoreError;
 use crate::domain::{Namespace, ThreadId};
 use backfills::Backfills;
+use clients::Clients;
 use failure::unavailable;
 use layout::{ROOT, THREADS};
 
 /// Firestore, for Cloud Run: any number of instances share one namespace.
 #[derive(Clone)]
 pub struct FirestoreStore {
-    db: FirestoreDb,
+    clients: Clients,
     /// How long one request to Firestore may take, the crate's and kioku's own alike.
     request_timeout: Duration,
     backfills: Backfills,
@@ -58,19 +60,28 @@ impl FirestoreStore {
         }
         .with_database_id(database.to_owned())
         .with_request_timeout(request_timeout);
-        let db = tokio::time::timeout(request_timeout, FirestoreDb::with_options(options))
+        let db = tokio::time::timeout(request_timeout, FirestoreDb::with_options(options.clone()))
             .await
             .map_err(|_| StoreError::Timeout(request_timeout.as_secs()))?
             .map_err(|e| unavailable("connecting to Firestore failed", e))?;
         Ok(Self {
-            db,
+            clients: Clients::new(db, options, request_timeout),
             request_timeout,
             backfills: Backfills::default(),
         })
     }
 
+    /// The client for a call to Firestore (clients.rs).
+    pub(super) fn db(&self) -> FirestoreDb {
+        self.clients.current()
+    }
+
     pub(super) fn threads_path(&self, ns: &Namespace) -> String {
-        format!("{}/{ROOT}/{}", self.db.get_documents_path(), ns.name())
+        format!(
+            "{}/{ROOT}/{}",
+            self.clients.shared().get_documents_path(),
+            ns.name()
+        )
     }
 
     pub(super) fn thread_path(&self, ns: &Namespace, thread: &ThreadId) -> String {

@@ -81,8 +81,8 @@ impl FirestoreStore {
         after: Option<&(i64, String)>,
         limit: u32,
     ) -> Result<Vec<Document>, StoreError> {
-        let mut query = self
-            .db
+        let db = self.db();
+        let mut query = db
             .fluent()
             .select()
             .from(THREADS)
@@ -113,7 +113,7 @@ impl FirestoreStore {
     /// aggregation, billed a read per 1,000 threads.
     pub(super) async fn count(&self, ns: &Namespace) -> Result<Counted, StoreError> {
         let totals: Vec<Totals> = self
-            .db
+            .db()
             .fluent()
             .select()
             .from(THREADS)

@@ -45,7 +45,7 @@ impl FirestoreStore {
 
     async fn newest_version(&self, ns: &Namespace) -> Result<Option<Document>, StoreError> {
         let newest: Vec<Document> = self
-            .db
+            .db()
             .fluent()
             .select()
             .from(PROFILE_VERSIONS)
@@ -144,7 +144,7 @@ impl FirestoreStore {
     }
 
     async fn version_documents(&self, ns: &Namespace) -> Result<Vec<Document>, StoreError> {
-        self.db
+        self.db()
             .fluent()
             .select()
             .from(PROFILE_VERSIONS)

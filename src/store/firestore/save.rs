@@ -79,7 +79,7 @@ impl FirestoreStore {
             self.oldest_first(ns, excess).await?
         } else {
             let mut documents: Vec<Document> = self
-                .db
+                .db()
                 .fluent()
                 .select()
                 .fields([UPDATED_AT])
@@ -111,7 +111,7 @@ impl FirestoreStore {
 
     /// The `limit` threads of `ns` whose newest entry is oldest, ties by name.
     async fn oldest_first(&self, ns: &Namespace, limit: u64) -> Result<Vec<Document>, StoreError> {
-        self.db
+        self.db()
             .fluent()
             .select()
             .fields([NEWEST_MICROS])

@@ -267,7 +267,7 @@ impl MemoryStore for FirestoreStore {
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
-        self.db
+        self.db()
             .ping()
             .await
             .map_err(|e| unavailable("the Firestore ping failed", e))
