@@ -21,13 +21,11 @@ pub(super) struct Clients {
     by_thread: Arc<Mutex<HashMap<ThreadId, Local>>>,
 }
 
-enum Local {
-    Opening,
-    /// `alive` lasts as long as the runtime the client's connection runs on.
-    Open {
-        db: FirestoreDb,
-        alive: Weak<()>,
-    },
+/// A thread's client, `None` while it opens. `alive` lasts as long as the task that opens the
+/// client and then keeps it: as long as the runtime its connection runs on.
+struct Local {
+    db: Option<FirestoreDb>,
+    alive: Weak<()>,
 }
 
 impl Clients {
@@ -50,30 +48,40 @@ impl Clients {
         let thread = std::thread::current().id();
         let mut by_thread = self.by_thread.lock().unwrap_or_else(|e| e.into_inner());
         match by_thread.get(&thread) {
-            Some(Local::Open { db, alive }) if alive.strong_count() > 0 => return db.clone(),
-            Some(Local::Opening) => return self.shared.clone(),
+            Some(Local { db, alive }) if alive.strong_count() > 0 => {
+                return db.as_ref().unwrap_or(&self.shared).clone();
+            }
             // Never opened here, or its runtime has ended: open one on this thread's runtime.
             _ => {}
         }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return self.shared.clone();
         };
-        by_thread.insert(thread, Local::Opening);
+        let alive = Arc::new(());
+        let opening = Local {
+            db: None,
+            alive: Arc::downgrade(&alive),
+        };
+        by_thread.insert(thread, opening);
         let (options, open_timeout) = (self.options.clone(), self.open_timeout);
         let by_thread = Arc::clone(&self.by_thread);
         runtime.spawn(async move {
             let opened =
                 tokio::time::timeout(open_timeout, FirestoreDb::with_options(options)).await;
-            let alive = Arc::new(());
             {
                 let mut by_thread = by_thread.lock().unwrap_or_else(|e| e.into_inner());
-                let Ok(Ok(db)) = opened else {
+                match opened {
+                    Ok(Ok(db)) => {
+                        if let Some(local) = by_thread.get_mut(&thread) {
+                            local.db = Some(db);
+                        }
+                    }
                     // Tried again on this thread's next call.
-                    by_thread.remove(&thread);
-                    return;
-                };
-                let alive = Arc::downgrade(&alive);
-                by_thread.insert(thread, Local::Open { db, alive });
+                    _ => {
+                        by_thread.remove(&thread);
+                        return;
+                    }
+                }
             }
             // Held until the runtime ends, which drops its tasks, this one among them.
             let _alive = alive;
