@@ -211,9 +211,9 @@ async fn a_retention_age_sets_the_ttl_field_in_the_append() {
     assert!((expire_at.seconds - in_a_week).abs() < 60, "{expire_at:?}");
 }
 
-/// Each thread calls Firestore through a client of its own, whose connection runs on the
-/// runtime that opened it: once that runtime has ended, the thread's next runtime opens
-/// another, and no call goes to the ended one's.
+/// Each runtime calls Firestore through a client of its own, whose connection runs on it: once
+/// a runtime has ended, the same thread's next runtime opens another, and no call goes to the
+/// ended one's.
 #[test]
 fn a_thread_calls_on_after_the_runtime_that_opened_its_client_ends() {
     // The store's first client, on a runtime that lasts the whole test, as the main one does.
@@ -235,7 +235,7 @@ fn a_thread_calls_on_after_the_runtime_that_opened_its_client_ends() {
     let first = on_this_thread();
     first.block_on(async {
         store.save(&ns, &id, &saves[0], &KEEP_ALL).await.unwrap();
-        // Time for this thread's own client to open; the next save goes through it.
+        // Time for this runtime's own client to open; the next save goes through it.
         tokio::time::sleep(Duration::from_millis(500)).await;
         store.save(&ns, &id, &saves[1], &KEEP_ALL).await.unwrap();
     });

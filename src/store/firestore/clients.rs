@@ -1,92 +1,113 @@
-//! A Firestore client for each thread that calls Firestore, so that a request's calls are sent
-//! and answered on the thread that serves it.
+//! A Firestore client for each runtime that calls Firestore (each actix worker runs one), so
+//! that a request's calls are sent and answered on the thread that serves it.
 //!
-//! A client's connection runs as tasks of the runtime that opened it. Opened once at start, it
-//! would live on the main thread, and every call from an actix worker would wake that thread and
-//! then be woken back: two thread switches per call, a fifth of a small load's CPU on Firestore
-//! (BENCHMARKS.md). Each thread's first calls use the shared client while its own opens.
+//! A client's connection runs as tasks of the runtime that opened it. Shared by every worker,
+//! the client opened at start would live on the main thread, and every call from a worker would
+//! wake that thread and then be woken back: two thread switches per call, a fifth of a small
+//! load's CPU on Firestore (BENCHMARKS.md). A runtime's first calls use the client opened at
+//! start while its own opens.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
-use std::thread::ThreadId;
 use std::time::Duration;
 
 use firestore::{FirestoreDb, FirestoreDbOptions};
+use tokio::runtime::{Handle, Id};
 
 #[derive(Clone)]
 pub(super) struct Clients {
+    /// Opened at start: its runtime's client, and every other runtime's until its own opens.
     shared: FirestoreDb,
     options: FirestoreDbOptions,
     open_timeout: Duration,
-    by_thread: Arc<Mutex<HashMap<ThreadId, Local>>>,
+    by_runtime: Arc<Mutex<HashMap<Id, Local>>>,
 }
 
-/// A thread's client, `None` while it opens. `alive` lasts as long as the task that opens the
-/// client and then keeps it: as long as the runtime its connection runs on.
+/// A runtime's client, `None` while it opens. `alive` lasts as long as a task of that runtime
+/// holds it: as long as the runtime, whose id another may be given once it has ended.
 struct Local {
     db: Option<FirestoreDb>,
     alive: Weak<()>,
 }
 
 impl Clients {
+    /// `shared` was opened on the current runtime, and is that runtime's client.
     pub fn new(shared: FirestoreDb, options: FirestoreDbOptions, open_timeout: Duration) -> Self {
-        Self {
+        let clients = Self {
             shared,
             options,
             open_timeout,
-            by_thread: Arc::default(),
+            by_runtime: Arc::default(),
+        };
+        if let Ok(runtime) = Handle::try_current() {
+            let alive = Arc::new(());
+            let local = Local {
+                db: Some(clients.shared.clone()),
+                alive: Arc::downgrade(&alive),
+            };
+            clients.lock().insert(runtime.id(), local);
+            runtime.spawn(hold(alive));
         }
+        clients
     }
 
-    /// The client that does not depend on the calling thread, for what needs no call: paths.
+    /// The client that does not depend on the calling runtime, for what needs no call: paths.
     pub fn shared(&self) -> &FirestoreDb {
         &self.shared
     }
 
-    /// This thread's client once it is open; until then, and outside a runtime, the shared one.
+    /// This runtime's client once it is open; until then, and outside a runtime, the shared one.
     pub fn current(&self) -> FirestoreDb {
-        let thread = std::thread::current().id();
-        let mut by_thread = self.by_thread.lock().unwrap_or_else(|e| e.into_inner());
-        match by_thread.get(&thread) {
+        let Ok(runtime) = Handle::try_current() else {
+            return self.shared.clone();
+        };
+        let id = runtime.id();
+        let mut by_runtime = self.lock();
+        match by_runtime.get(&id) {
             Some(Local { db, alive }) if alive.strong_count() > 0 => {
                 return db.as_ref().unwrap_or(&self.shared).clone();
             }
-            // Never opened here, or its runtime has ended: open one on this thread's runtime.
-            _ => {}
+            // Never opened on this runtime: open one, and forget those of runtimes that ended.
+            _ => by_runtime.retain(|_, local| local.alive.strong_count() > 0),
         }
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return self.shared.clone();
-        };
         let alive = Arc::new(());
         let opening = Local {
             db: None,
             alive: Arc::downgrade(&alive),
         };
-        by_thread.insert(thread, opening);
+        by_runtime.insert(id, opening);
         let (options, open_timeout) = (self.options.clone(), self.open_timeout);
-        let by_thread = Arc::clone(&self.by_thread);
+        let by_runtime = Arc::clone(&self.by_runtime);
         runtime.spawn(async move {
             let opened =
                 tokio::time::timeout(open_timeout, FirestoreDb::with_options(options)).await;
             {
-                let mut by_thread = by_thread.lock().unwrap_or_else(|e| e.into_inner());
+                let mut by_runtime = by_runtime.lock().unwrap_or_else(|e| e.into_inner());
                 match opened {
                     Ok(Ok(db)) => {
-                        if let Some(local) = by_thread.get_mut(&thread) {
+                        if let Some(local) = by_runtime.get_mut(&id) {
                             local.db = Some(db);
                         }
                     }
-                    // Tried again on this thread's next call.
+                    // Tried again on this runtime's next call.
                     _ => {
-                        by_thread.remove(&thread);
+                        by_runtime.remove(&id);
                         return;
                     }
                 }
             }
-            // Held until the runtime ends, which drops its tasks, this one among them.
-            let _alive = alive;
-            std::future::pending::<()>().await
+            hold(alive).await
         });
         self.shared.clone()
     }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Id, Local>> {
+        self.by_runtime.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Holds `alive` until the runtime ends, which drops its tasks, this one among them.
+async fn hold(alive: Arc<()>) {
+    let _alive = alive;
+    std::future::pending::<()>().await
 }
