@@ -230,11 +230,10 @@ fn insert_credential(
 }
 
 fn find_credential(conn: &Connection, digest: &str) -> rusqlite::Result<Option<Credential>> {
-    conn.query_row(
-        &format!("SELECT {CREDENTIAL_COLUMNS} FROM oauth_credentials WHERE digest = ?1"),
-        [digest],
-        credential,
-    )
+    conn.prepare_cached(&format!(
+        "SELECT {CREDENTIAL_COLUMNS} FROM oauth_credentials WHERE digest = ?1"
+    ))?
+    .query_row([digest], credential)
     .optional()
 }
 

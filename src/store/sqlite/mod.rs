@@ -53,6 +53,10 @@ fn stopping<T>(
     done.map_err(|e| StoreError::failed(QUERY_FAILED, e))
 }
 
+/// Statements each connection keeps prepared: more than any one connection's calls use, so
+/// that a statement is parsed once per connection rather than once per call.
+const PREPARED_STATEMENTS: usize = 64;
+
 /// What a failed SQLite call was doing, for the log.
 const QUERY_FAILED: &str = "an SQLite call failed";
 
@@ -90,6 +94,7 @@ impl SqliteStore {
             conn.pragma_update(None, "journal_mode", "WAL")?;
             conn.pragma_update(None, "synchronous", "FULL")?;
             conn.busy_timeout(lock_wait)?;
+            conn.set_prepared_statement_cache_capacity(PREPARED_STATEMENTS);
             schema::migrate(&mut conn)?;
             schema::register_contains(&conn)?;
             Ok(conn)

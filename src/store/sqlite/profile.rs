@@ -26,10 +26,12 @@ pub fn read(
     version: Option<u64>,
     not_before: Option<i64>,
 ) -> rusqlite::Result<Option<Profile>> {
-    conn.query_row(
+    conn.prepare_cached(
         "SELECT profile, version, updated_at FROM profile_versions
          WHERE namespace = ?1 AND (?2 IS NULL OR version = ?2) AND at_us >= ?3
          ORDER BY version DESC LIMIT 1",
+    )?
+    .query_row(
         params![ns, version.map(number), not_before.unwrap_or(i64::MIN)],
         profile,
     )
@@ -86,24 +88,24 @@ pub fn forget(conn: &Connection, ns: &str) -> rusqlite::Result<u64> {
 
 /// Inserts `version` unless its number is held; returns how many rows it added.
 fn insert(conn: &Connection, ns: &str, version: &Profile) -> rusqlite::Result<usize> {
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO profile_versions (namespace, version, profile, updated_at, at_us)
          VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
-        params![
-            ns,
-            number(version.version),
-            version.profile,
-            version.updated_at,
-            entry_micros(&version.updated_at)
-        ],
-    )
+    )?
+    .execute(params![
+        ns,
+        number(version.version),
+        version.profile,
+        version.updated_at,
+        entry_micros(&version.updated_at)
+    ])
 }
 
 fn keep_newest(conn: &Connection, ns: &str) -> rusqlite::Result<()> {
-    conn.execute(
+    conn.prepare_cached(
         "DELETE FROM profile_versions WHERE namespace = ?1 AND version <= (
              SELECT MAX(version) - ?2 FROM profile_versions WHERE namespace = ?1)",
-        params![ns, number(KEPT_PROFILE_VERSIONS)],
-    )?;
+    )?
+    .execute(params![ns, number(KEPT_PROFILE_VERSIONS)])?;
     Ok(())
 }

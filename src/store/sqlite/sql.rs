@@ -14,27 +14,25 @@ pub fn insert_entry(
     thread: &str,
     entry: &Entry,
 ) -> rusqlite::Result<()> {
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO entries (namespace, thread_id, summary, timestamp, at_us)
          VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![
-            ns,
-            thread,
-            entry.summary,
-            entry.timestamp,
-            entry_micros(&entry.timestamp)
-        ],
-    )?;
+    )?
+    .execute(params![
+        ns,
+        thread,
+        entry.summary,
+        entry.timestamp,
+        entry_micros(&entry.timestamp)
+    ])?;
     let seq = conn.last_insert_rowid();
-    conn.execute(
-        "INSERT INTO entry_search (seq, folded) VALUES (?1, ?2)",
-        params![seq, fold(&entry.summary)],
-    )?;
-    conn.execute(
+    conn.prepare_cached("INSERT INTO entry_search (seq, folded) VALUES (?1, ?2)")?
+        .execute(params![seq, fold(&entry.summary)])?;
+    conn.prepare_cached(
         "INSERT INTO threads (namespace, thread_id, last_seq) VALUES (?1, ?2, ?3)
          ON CONFLICT (namespace, thread_id) DO UPDATE SET last_seq = excluded.last_seq",
-        params![ns, thread, seq],
-    )?;
+    )?
+    .execute(params![ns, thread, seq])?;
     Ok(())
 }
 
@@ -51,31 +49,30 @@ pub fn apply_caps(
         // Entries past their age go first and unreported, as on every store: no load shows
         // them already, and the cap counts only what a load would.
         if let Some(cutoff) = retention.cutoff() {
-            conn.execute(
+            conn.prepare_cached(
                 "DELETE FROM entries WHERE namespace = ?1 AND thread_id = ?2 AND at_us < ?3",
-                params![ns, thread, cutoff],
-            )?;
+            )?
+            .execute(params![ns, thread, cutoff])?;
         }
-        dropped.entries = conn.execute(
-            "DELETE FROM entries WHERE seq IN (
-                 SELECT seq FROM entries WHERE namespace = ?1 AND thread_id = ?2
-                 ORDER BY seq DESC LIMIT -1 OFFSET ?3)",
-            params![ns, thread, max.get()],
-        )? as u64;
+        dropped.entries = conn
+            .prepare_cached(
+                "DELETE FROM entries WHERE seq IN (
+                     SELECT seq FROM entries WHERE namespace = ?1 AND thread_id = ?2
+                     ORDER BY seq DESC LIMIT -1 OFFSET ?3)",
+            )?
+            .execute(params![ns, thread, max.get()])? as u64;
     }
     if let Some(max) = retention.max_threads {
-        let excess: u64 = conn.query_row(
-            "SELECT MAX(COUNT(*) - ?2, 0) FROM threads WHERE namespace = ?1",
-            params![ns, max.get()],
-            |row| row.get(0),
-        )?;
+        let excess: u64 = conn
+            .prepare_cached("SELECT MAX(COUNT(*) - ?2, 0) FROM threads WHERE namespace = ?1")?
+            .query_row(params![ns, max.get()], |row| row.get(0))?;
         if excess > 0 {
-            conn.execute(
+            conn.prepare_cached(
                 "DELETE FROM entries WHERE namespace = ?1 AND thread_id IN (
                      SELECT thread_id FROM threads WHERE namespace = ?1
                      ORDER BY last_seq LIMIT ?2)",
-                params![ns, excess],
-            )?;
+            )?
+            .execute(params![ns, excess])?;
             dropped.threads = excess;
         }
     }
@@ -87,40 +84,35 @@ pub fn counts(
     clause: &str,
     values: impl rusqlite::Params,
 ) -> rusqlite::Result<Counts> {
-    conn.query_row(
-        &format!("SELECT COUNT(DISTINCT thread_id), COUNT(*) FROM entries WHERE {clause}"),
-        values,
-        |row| {
-            Ok(Counts {
-                threads: row.get(0)?,
-                entries: row.get(1)?,
-            })
-        },
-    )
+    conn.prepare_cached(&format!(
+        "SELECT COUNT(DISTINCT thread_id), COUNT(*) FROM entries WHERE {clause}"
+    ))?
+    .query_row(values, |row| {
+        Ok(Counts {
+            threads: row.get(0)?,
+            entries: row.get(1)?,
+        })
+    })
 }
 
 /// The entry saved to the thread last, if the thread exists.
 pub fn newest_entry(conn: &Connection, ns: &str, thread: &str) -> rusqlite::Result<Option<Entry>> {
-    conn.query_row(
+    conn.prepare_cached(
         "SELECT summary, timestamp FROM entries WHERE seq = (
              SELECT last_seq FROM threads WHERE namespace = ?1 AND thread_id = ?2)",
-        params![ns, thread],
-        |row| {
-            Ok(Entry {
-                summary: row.get(0)?,
-                timestamp: row.get(1)?,
-            })
-        },
-    )
+    )?
+    .query_row(params![ns, thread], |row| {
+        Ok(Entry {
+            summary: row.get(0)?,
+            timestamp: row.get(1)?,
+        })
+    })
     .optional()
 }
 
 pub fn thread_count(conn: &Connection, ns: &str) -> rusqlite::Result<u64> {
-    conn.query_row(
-        "SELECT COUNT(*) FROM threads WHERE namespace = ?1",
-        [ns],
-        |row| row.get(0),
-    )
+    conn.prepare_cached("SELECT COUNT(*) FROM threads WHERE namespace = ?1")?
+        .query_row([ns], |row| row.get(0))
 }
 
 /// The WHERE clause of a filter, after `namespace = ?1`, and its parameters from `?2`. With a

@@ -73,9 +73,12 @@ impl MemoryStore for SqliteStore {
                 let sql = format!(
                     "SELECT COUNT(*), COUNT(DISTINCT thread_id) FROM entries WHERE {clause}"
                 );
-                Some(conn.query_row(&sql, params_from_iter(&values), |row| {
-                    Ok((row.get(0)?, row.get(1)?))
-                })?)
+                Some(
+                    conn.prepare_cached(&sql)?
+                        .query_row(params_from_iter(&values), |row| {
+                            Ok((row.get(0)?, row.get(1)?))
+                        })?,
+                )
             } else {
                 None
             };
