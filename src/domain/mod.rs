@@ -17,6 +17,7 @@ mod retention;
 mod search;
 mod summary;
 mod thread_id;
+mod ties;
 mod time;
 
 pub use budget::json_chars;

@@ -2,6 +2,7 @@
 //! the JSON answer would pass the budget; what is left out is counted, and a cursor reaches it.
 
 use super::budget::{Budget, cut_to_fit, json_chars};
+use super::ties::Ties;
 use super::{Located, Thread, cursor};
 
 /// What a budget cut left out: entries, and threads with no entry on the page.
@@ -26,8 +27,9 @@ pub struct Page {
 pub struct PageBuilder {
     budget: Budget,
     page: Page,
-    included: u64,
-    last_at: Option<i64>,
+    /// The index in `page.threads` of each entry taken, in the order taken.
+    taken: Vec<usize>,
+    ties: Ties<i64>,
     full: bool,
 }
 
@@ -36,8 +38,8 @@ impl PageBuilder {
         Self {
             budget: Budget::new(budget_chars),
             page: Page::default(),
-            included: 0,
-            last_at: None,
+            taken: Vec::new(),
+            ties: Ties::default(),
             full: false,
         }
     }
@@ -70,25 +72,39 @@ impl PageBuilder {
                     self.budget.left = 0;
                     cut
                 }
-                None => return self.mark_full(),
+                None => return self.refuse(item.at),
             }
         } else {
-            return self.mark_full();
+            return self.refuse(item.at);
         };
-        self.included += 1;
-        self.last_at = Some(item.at);
+        self.ties.took(item.at);
         match existing {
-            Some(i) => self.page.threads[i].entries.push(entry),
-            None => self.page.threads.push(Thread {
-                id: item.thread_id,
-                entries: vec![entry],
-            }),
+            Some(i) => {
+                self.taken.push(i);
+                self.page.threads[i].entries.push(entry);
+            }
+            None => {
+                self.taken.push(self.page.threads.len());
+                self.page.threads.push(Thread {
+                    id: item.thread_id,
+                    entries: vec![entry],
+                });
+            }
         }
         true
     }
 
-    fn mark_full(&mut self) -> bool {
+    /// The page is full; the entries taken at `at`, the refused entry's time, go back unless
+    /// they are all the page holds (see [`Ties`]).
+    fn refuse(&mut self, at: i64) -> bool {
         self.full = true;
+        for _ in 0..self.ties.give_back(at, self.taken.len()) {
+            if let Some(i) = self.taken.pop() {
+                self.page.threads[i].entries.pop();
+            }
+        }
+        // Only threads the given-back entries began can be empty, and those come last.
+        self.page.threads.retain(|t| !t.entries.is_empty());
         false
     }
 
@@ -110,10 +126,10 @@ impl PageBuilder {
         }
         if let Some((entries, threads)) = totals.filter(|_| self.full) {
             self.page.omitted = Some(Omitted {
-                entries: entries.saturating_sub(self.included),
+                entries: entries.saturating_sub(self.taken.len() as u64),
                 threads: threads.saturating_sub(self.page.threads.len() as u64),
             });
-            self.page.next_before = self.last_at.and_then(cursor);
+            self.page.next_before = self.ties.last().and_then(cursor);
         }
         self.page
     }
@@ -179,6 +195,30 @@ mod tests {
             Some(Omitted {
                 entries: 1,
                 threads: 0
+            })
+        );
+    }
+
+    /// The entry that does not fit was saved at the same instant as the last one taken: that
+    /// one goes back too, with the thread it began, and the cursor stops before both.
+    #[test]
+    fn a_full_page_gives_back_the_entries_at_the_instant_it_stopped_in() {
+        let mut page = PageBuilder::new(ENVELOPE_CHARS + 150);
+        assert!(page.push(located("a", "a2", 3_000_000)));
+        assert!(page.push(located("b", "b1", 2_000_000)));
+        assert!(!page.push(located("c", &"c".repeat(100), 2_000_000)));
+        let page = page.finish(Some((3, 3)));
+        let threads: Vec<&str> = page.threads.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(threads, ["a"]);
+        assert_eq!(
+            page.next_before.as_deref(),
+            Some("1970-01-01T00:00:03.000000Z")
+        );
+        assert_eq!(
+            page.omitted,
+            Some(Omitted {
+                entries: 2,
+                threads: 2
             })
         );
     }

@@ -7,6 +7,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::budget::{Budget, cut_to_fit, json_chars};
+use super::ties::Ties;
 use super::{Entry, Filter, Located, Query, cursor, fold};
 
 /// One search result: a saved summary and its thread.
@@ -85,8 +86,14 @@ pub fn search(
     let total = ranked.len();
     let mut budget = Budget::new(budget_chars);
     let mut results = Results::default();
-    let mut last = None;
-    for (score, item) in ranked.into_iter().take(filter.limit.unwrap_or(usize::MAX)) {
+    let mut ties = Ties::default();
+    let limit = filter.limit.unwrap_or(usize::MAX);
+    for (score, item) in ranked {
+        let key = SearchCursor { score, at: item.at };
+        if results.found.len() == limit {
+            refuse(&mut results, &mut ties, key);
+            break;
+        }
         let found = Found {
             thread_id: item.thread_id,
             summary: item.entry.summary,
@@ -115,15 +122,83 @@ pub fn search(
                 None => break,
             }
         } else {
+            refuse(&mut results, &mut ties, key);
             break;
         };
         results.found.push(found);
-        last = Some(SearchCursor { score, at: item.at });
+        ties.took(key);
     }
     let omitted = total - results.found.len();
     if omitted > 0 {
         results.omitted = Some(omitted as u64);
-        results.next_before = last.and_then(SearchCursor::render);
+        results.next_before = ties.last().and_then(SearchCursor::render);
     }
     Some(results)
+}
+
+/// The results are full before a result at `key`: those at `key` go back unless they are all
+/// there is (see [`Ties`]).
+fn refuse(results: &mut Results, ties: &mut Ties<SearchCursor>, key: SearchCursor) {
+    let back = ties.give_back(key, results.found.len());
+    results.found.truncate(results.found.len() - back);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::budget::ENVELOPE_CHARS;
+
+    /// Entries matching `word` once each, newest first; `b` and `c` saved at the same instant.
+    fn candidates() -> Vec<Located> {
+        [("a", 3), ("b", 2), ("c", 2), ("d", 1)]
+            .into_iter()
+            .map(|(thread, second)| {
+                let at = second * 1_000_000;
+                Located {
+                    thread_id: thread.into(),
+                    entry: Entry {
+                        summary: format!("word {thread}"),
+                        timestamp: cursor(at).unwrap(),
+                    },
+                    at,
+                    seq: at,
+                }
+            })
+            .collect()
+    }
+
+    fn threads(results: &Results) -> Vec<&str> {
+        results.found.iter().map(|f| f.thread_id.as_str()).collect()
+    }
+
+    fn search_with(filter: &Filter, after: Option<SearchCursor>, budget: usize) -> Results {
+        let query = Query::parse("word").unwrap().unwrap();
+        search(candidates(), &query, filter, after, budget, &|| false).unwrap()
+    }
+
+    /// Room for two results, or a limit of two: the second is at the same instant as the
+    /// third, so both wait for the next results, where the cursor reaches them.
+    #[test]
+    fn results_at_the_same_instant_are_never_parted() {
+        let one = json_chars(&Found {
+            thread_id: "a".into(),
+            summary: "word a".into(),
+            timestamp: cursor(3_000_000).unwrap(),
+        }) + 1;
+        let limited = Filter {
+            limit: Some(2),
+            ..Filter::default()
+        };
+        for (filter, budget) in [
+            (Filter::default(), ENVELOPE_CHARS + 2 * one),
+            (limited, usize::MAX),
+        ] {
+            let first = search_with(&filter, None, budget);
+            assert_eq!(threads(&first), ["a"], "{filter:?}");
+            assert_eq!(first.omitted, Some(3));
+            let after = SearchCursor::parse(first.next_before.as_deref().unwrap());
+            let next = search_with(&filter, after, budget);
+            assert_eq!(threads(&next), ["b", "c"], "{filter:?}");
+        }
+    }
 }

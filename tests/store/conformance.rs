@@ -409,6 +409,7 @@ macro_rules! conformance_suite {
             filters_select_threads_times_and_counts,
             a_cut_page_counts_what_it_left_out_and_the_cursor_reaches_it,
             pages_over_many_threads_follow_load_order,
+            pages_never_part_saves_made_at_the_same_instant,
             a_limited_load_over_many_threads_counts_only_its_threads,
             search_finds_every_word_in_any_width_ranked_by_matches_then_recency,
             parallel_saves_with_every_limit_set_all_land,

@@ -133,6 +133,13 @@ pub async fn pages_over_many_threads_follow_load_order(store: &impl MemoryStore)
     pages_through(store, &ns, filter, &recent).await;
 }
 
+/// Saves at the same instant are never split across pages: the cursor is a time, so a page
+/// that ended inside such a group would leave the rest of it behind its own cursor.
+pub async fn pages_never_part_saves_made_at_the_same_instant(store: &impl MemoryStore) {
+    let (ns, saved) = rounds(store, true).await;
+    pages_through(store, &ns, Filter::default(), &saved).await;
+}
+
 /// `limit` keeps the threads saved to most recently, and a cut page counts only theirs.
 pub async fn a_limited_load_over_many_threads_counts_only_its_threads(store: &impl MemoryStore) {
     let (ns, saved) = rounds(store, true).await;
