@@ -1,10 +1,14 @@
-//! Failed sign-ins per client address: past [`FAILURES_PER_WINDOW`] in a [`WINDOW`], an
-//! address is refused before any credential it presents is looked at, so that guessing tokens
-//! gets nowhere. In memory, so per instance.
+//! Counts per client address of what only a few may do in a [`WINDOW`]: past its limit, an
+//! address is refused until the window ends. Two kinds are counted: failed sign-ins (past
+//! [`FAILURES_PER_WINDOW`] an address is refused before any credential it presents is looked
+//! at, so that guessing tokens gets nowhere), and records stored for someone not signed in yet
+//! (past [`UNSIGNED_WRITES_PER_WINDOW`] an address registers no more clients and begins no more
+//! sign-ins at the OpenID Provider, so that it cannot fill the store). In memory, so per
+//! instance.
 //!
 //! Not `governor`, as [`crate::rate_limit`] is: its buckets cannot be looked at without taking
-//! from them, and here every attempt is looked at first while only failures count; and the
-//! audit line wants how many failures there were.
+//! from them, and here every attempt is looked at first while only some count; its keys are
+//! never forgotten, and addresses are countless; and the audit line wants the count.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr};
@@ -15,6 +19,10 @@ use std::time::{Duration, Instant};
 /// client retrying with a stale one; at most 14,400 guesses a day, nothing against a token of
 /// 32 characters or more.
 pub const FAILURES_PER_WINDOW: u32 = 10;
+/// Records an address may have stored before anyone signs in: a person connects a few apps at
+/// a time, and an assistant's servers register each of their users' connections from a few
+/// addresses; a flood of registrations is refused.
+pub const UNSIGNED_WRITES_PER_WINDOW: u32 = 30;
 pub const WINDOW: Duration = Duration::from_secs(60);
 /// Addresses counted at once. Beyond it, addresses new to the count are not counted: no more
 /// memory, and no one locked out for others; guessing from that many addresses at once is for
@@ -30,6 +38,10 @@ pub enum Door {
     Consent,
     /// The memory page's sign-in.
     Page,
+    /// Dynamic client registration.
+    Register,
+    /// A sign-in begun at the OpenID Provider.
+    Provider,
 }
 
 impl Door {
@@ -40,11 +52,13 @@ impl Door {
             Self::Admin => "admin",
             Self::Consent => "consent",
             Self::Page => "page",
+            Self::Register => "register",
+            Self::Provider => "provider",
         }
     }
 }
 
-/// Whom failures count against: an IPv4 address, or an IPv6 address's /64 network, since one
+/// Whom a count is kept for: an IPv4 address, or an IPv6 address's /64 network, since one
 /// host is commonly given a whole /64 to pick addresses from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Client {
@@ -61,13 +75,13 @@ impl From<IpAddr> for Client {
     }
 }
 
-/// An address's failures in its current window, which starts at the first of them.
-struct Failures {
+/// An address's count in its current window, which starts at the first it made.
+struct Tally {
     since: Instant,
     count: u32,
 }
 
-impl Failures {
+impl Tally {
     fn current(&self, now: Instant) -> bool {
         now < self.since + WINDOW
     }
@@ -75,37 +89,72 @@ impl Failures {
 
 #[derive(Default)]
 struct Counts {
-    by_client: HashMap<Client, Failures>,
+    by_client: HashMap<Client, Tally>,
     /// When windows that ended were last dropped.
     swept: Option<Instant>,
 }
 
-/// The failed sign-ins of every client address.
-#[derive(Default)]
+/// What a [`Throttle`] counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counted {
+    FailedSignIns,
+    UnsignedWrites,
+}
+
+impl Counted {
+    fn limit(self) -> u32 {
+        match self {
+            Self::FailedSignIns => FAILURES_PER_WINDOW,
+            Self::UnsignedWrites => UNSIGNED_WRITES_PER_WINDOW,
+        }
+    }
+}
+
+/// The counts of one kind, of every client address.
 pub struct Throttle {
+    counted: Counted,
     counts: Mutex<Counts>,
 }
 
 impl Throttle {
-    /// Whether `client` may present a credential now; if not, how long until it may.
+    pub fn new(counted: Counted) -> Self {
+        Self {
+            counted,
+            counts: Mutex::default(),
+        }
+    }
+
+    /// Whether `client` may try now; if not, how long until it may.
     pub fn admit(&self, client: IpAddr) -> Result<(), Duration> {
         self.admit_at(client, Instant::now())
     }
 
-    /// Counts a failed sign-in. The failure that reaches the limit writes the audit line: one
-    /// per address and window, with the address, the door and the count, never what was
-    /// presented.
-    pub fn failed(&self, client: IpAddr, door: Door) {
-        if let Some(count) = self.failed_at(client, Instant::now()) {
-            tracing::warn!(
+    /// Counts one for `client`. The one that reaches the limit writes the audit line: one per
+    /// address and window, with the address, the door and the count, never what was presented.
+    pub fn count(&self, client: IpAddr, door: Door) {
+        let Some(count) = self.count_at(client, Instant::now()) else {
+            return;
+        };
+        let (remote_ip, door, window_secs) = (client, door.as_str(), WINDOW.as_secs());
+        match self.counted {
+            Counted::FailedSignIns => tracing::warn!(
                 audit = true,
-                remote_ip = %client,
-                door = door.as_str(),
+                %remote_ip,
+                door,
                 failures = count,
-                window_secs = WINDOW.as_secs(),
+                window_secs,
                 "failed sign-ins from one address reached the limit; it is refused until its \
                  window ends"
-            );
+            ),
+            Counted::UnsignedWrites => tracing::warn!(
+                audit = true,
+                %remote_ip,
+                door,
+                unsigned_writes = count,
+                window_secs,
+                "records stored before sign-in for one address reached the limit; it stores \
+                 no more until its window ends"
+            ),
         }
     }
 
@@ -115,40 +164,40 @@ impl Throttle {
             .lock()
             .expect("the throttle's lock is never poisoned");
         match counts.by_client.get(&client.into()) {
-            Some(failures) if failures.current(now) && failures.count >= FAILURES_PER_WINDOW => {
-                Err(failures.since + WINDOW - now)
+            Some(tally) if tally.current(now) && tally.count >= self.counted.limit() => {
+                Err(tally.since + WINDOW - now)
             }
             _ => Ok(()),
         }
     }
 
-    /// The count, when this failure is the one that reaches the limit.
-    fn failed_at(&self, client: IpAddr, now: Instant) -> Option<u32> {
+    /// The count, when this one is the one that reaches the limit.
+    fn count_at(&self, client: IpAddr, now: Instant) -> Option<u32> {
         let mut counts = self
             .counts
             .lock()
             .expect("the throttle's lock is never poisoned");
-        // Windows that ended are dropped once a window, so memory follows recent failures.
+        // Windows that ended are dropped once a window, so memory follows recent counts.
         if counts.swept.is_none_or(|at| now >= at + WINDOW) {
-            counts.by_client.retain(|_, failures| failures.current(now));
+            counts.by_client.retain(|_, tally| tally.current(now));
             counts.swept = Some(now);
         }
         let key = Client::from(client);
         if counts.by_client.len() >= MAX_COUNTED && !counts.by_client.contains_key(&key) {
             return None;
         }
-        let failures = counts.by_client.entry(key).or_insert(Failures {
+        let tally = counts.by_client.entry(key).or_insert(Tally {
             since: now,
             count: 0,
         });
-        if !failures.current(now) {
-            *failures = Failures {
+        if !tally.current(now) {
+            *tally = Tally {
                 since: now,
                 count: 0,
             };
         }
-        failures.count += 1;
-        (failures.count == FAILURES_PER_WINDOW).then_some(failures.count)
+        tally.count += 1;
+        (tally.count == self.counted.limit()).then_some(tally.count)
     }
 }
 
@@ -162,17 +211,14 @@ mod tests {
 
     #[test]
     fn an_address_is_refused_after_its_failures_until_the_window_ends() {
-        let throttle = Throttle::default();
+        let throttle = Throttle::new(Counted::FailedSignIns);
         let (guesser, other) = (addr("203.0.113.7"), addr("198.51.100.9"));
         let start = Instant::now();
         for n in 1..FAILURES_PER_WINDOW {
             assert!(throttle.admit_at(guesser, start).is_ok());
-            assert_eq!(throttle.failed_at(guesser, start), None, "failure {n}");
+            assert_eq!(throttle.count_at(guesser, start), None, "failure {n}");
         }
-        assert_eq!(
-            throttle.failed_at(guesser, start),
-            Some(FAILURES_PER_WINDOW)
-        );
+        assert_eq!(throttle.count_at(guesser, start), Some(FAILURES_PER_WINDOW));
         let later = start + Duration::from_secs(15);
         assert_eq!(
             throttle.admit_at(guesser, later),
@@ -180,33 +226,49 @@ mod tests {
         );
         assert!(throttle.admit_at(other, later).is_ok());
         // More failures while refused start no second run in the same window.
-        assert_eq!(throttle.failed_at(guesser, later), None);
+        assert_eq!(throttle.count_at(guesser, later), None);
         assert!(throttle.admit_at(guesser, start + WINDOW).is_ok());
-        assert_eq!(throttle.failed_at(guesser, start + WINDOW), None);
+        assert_eq!(throttle.count_at(guesser, start + WINDOW), None);
+    }
+
+    #[test]
+    fn records_stored_before_sign_in_have_a_limit_of_their_own() {
+        let throttle = Throttle::new(Counted::UnsignedWrites);
+        let (client, now) = (addr("203.0.113.7"), Instant::now());
+        for n in 1..UNSIGNED_WRITES_PER_WINDOW {
+            assert!(throttle.admit_at(client, now).is_ok(), "write {n}");
+            assert_eq!(throttle.count_at(client, now), None, "write {n}");
+        }
+        assert_eq!(
+            throttle.count_at(client, now),
+            Some(UNSIGNED_WRITES_PER_WINDOW)
+        );
+        assert!(throttle.admit_at(client, now).is_err());
+        assert!(throttle.admit_at(client, now + WINDOW).is_ok());
     }
 
     #[test]
     fn an_ipv6_network_counts_as_one_client() {
-        let throttle = Throttle::default();
+        let throttle = Throttle::new(Counted::FailedSignIns);
         let now = Instant::now();
         for n in 0..FAILURES_PER_WINDOW {
-            throttle.failed_at(addr(&format!("2001:db8:1:2::{n:x}")), now);
+            throttle.count_at(addr(&format!("2001:db8:1:2::{n:x}")), now);
         }
         assert!(throttle.admit_at(addr("2001:db8:1:2::ffff"), now).is_err());
         assert!(throttle.admit_at(addr("2001:db8:1:3::1"), now).is_ok());
         // An IPv4 address written as IPv6 is the same client.
         for _ in 0..FAILURES_PER_WINDOW {
-            throttle.failed_at(addr("192.0.2.1"), now);
+            throttle.count_at(addr("192.0.2.1"), now);
         }
         assert!(throttle.admit_at(addr("::ffff:192.0.2.1"), now).is_err());
     }
 
     #[test]
     fn ended_windows_are_dropped() {
-        let throttle = Throttle::default();
+        let throttle = Throttle::new(Counted::FailedSignIns);
         let now = Instant::now();
-        throttle.failed_at(addr("192.0.2.1"), now);
-        throttle.failed_at(addr("192.0.2.2"), now + WINDOW);
+        throttle.count_at(addr("192.0.2.1"), now);
+        throttle.count_at(addr("192.0.2.2"), now + WINDOW);
         let counts = throttle.counts.lock().unwrap();
         assert_eq!(counts.by_client.len(), 1);
     }

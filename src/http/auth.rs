@@ -41,7 +41,7 @@ impl FromRequest for Authenticated {
                     err,
                     ApiError::Auth(AuthError::UnknownToken | AuthError::InvalidAccessToken(_))
                 ) {
-                    app.throttle.failed(client, counted_at);
+                    app.throttle.count(client, counted_at);
                 }
             })?;
             // The request log reads it back.
@@ -141,7 +141,7 @@ impl FromRequest for Admin {
                 tokens: tokens.clone(),
             }),
             Some(_) => {
-                app.throttle.failed(client, throttle::Door::Admin);
+                app.throttle.count(client, throttle::Door::Admin);
                 Err(AuthError::NotAdmin.into())
             }
         });

@@ -24,6 +24,14 @@ pub fn retry_after_secs(wait: Duration) -> u64 {
     wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
 }
 
+/// `answer`, saying in `Retry-After` when to come back.
+pub fn retry_after(mut answer: HttpResponse, wait: Duration) -> HttpResponse {
+    answer
+        .headers_mut()
+        .insert(header::RETRY_AFTER, retry_after_secs(wait).into());
+    answer
+}
+
 /// Everything a request can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -209,18 +217,27 @@ impl ResponseError for ApiError {
 
 /// A refusal of an OAuth endpoint, in OAuth's shape (RFC 6749, section 5.2) and never cached.
 #[derive(Debug, thiserror::Error)]
-#[error(transparent)]
-pub struct OAuthFailure(#[from] pub OAuthError);
+pub enum OAuthFailure {
+    #[error(transparent)]
+    OAuth(#[from] OAuthError),
+    /// The client's address stored as much as it may before signing in (`crate::throttle`);
+    /// it may again after the wait.
+    #[error("this address may store no more for {0:?}")]
+    Throttled(Duration),
+}
 
 impl ResponseError for OAuthFailure {
     fn status_code(&self) -> StatusCode {
-        match &self.0 {
-            OAuthError::Refused {
+        match self {
+            Self::OAuth(OAuthError::Refused {
                 code: OAuthCode::InvalidClient | OAuthCode::InvalidToken,
                 ..
-            } => StatusCode::UNAUTHORIZED,
-            OAuthError::Refused { .. } => StatusCode::BAD_REQUEST,
-            OAuthError::Store(_) | OAuthError::Upstream(_) => StatusCode::SERVICE_UNAVAILABLE,
+            }) => StatusCode::UNAUTHORIZED,
+            Self::OAuth(OAuthError::Refused { .. }) => StatusCode::BAD_REQUEST,
+            Self::OAuth(OAuthError::Store(_) | OAuthError::Upstream(_)) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            Self::Throttled(_) => StatusCode::TOO_MANY_REQUESTS,
         }
     }
 
@@ -229,12 +246,27 @@ impl ResponseError for OAuthFailure {
         response
             .insert_header((header::CACHE_CONTROL, "no-store"))
             .insert_header((header::PRAGMA, "no-cache"));
-        let (code, description) = match &self.0 {
-            OAuthError::Refused { code, description } => (code.as_str(), description.as_str()),
-            cause => {
+        let (code, description) = match self {
+            Self::OAuth(OAuthError::Refused { code, description }) => {
+                (code.as_str(), description.clone())
+            }
+            Self::OAuth(cause) => {
                 tracing::error!(error = %ErrorChain(cause), "an OAuth request failed");
                 response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECS));
-                ("temporarily_unavailable", "try again in a few seconds")
+                (
+                    "temporarily_unavailable",
+                    "try again in a few seconds".into(),
+                )
+            }
+            Self::Throttled(wait) => {
+                let secs = retry_after_secs(*wait);
+                response.insert_header((header::RETRY_AFTER, secs));
+                (
+                    "temporarily_unavailable",
+                    format!(
+                        "too many registrations from this address of late; try again in {secs} seconds"
+                    ),
+                )
             }
         };
         if self.status_code() == StatusCode::UNAUTHORIZED {

@@ -35,6 +35,9 @@ pub struct AppState {
     pub grants: Arc<dyn GrantStore>,
     /// Failed sign-ins per client address.
     pub throttle: Throttle,
+    /// Records stored before sign-in per client address: client registrations, and sign-ins
+    /// begun at the OpenID Provider.
+    pub unsigned_writes: Throttle,
     /// Whether requests come through Cloud Run's front end, which says who the client is in
     /// `X-Forwarded-For`.
     pub behind_cloud_run: bool,

@@ -7,7 +7,7 @@ use reqwest::{Method, RequestBuilder};
 use serde_json::Value;
 
 use super::oauth::flow::{browser, consent_form, decide, operator_client, spawn_oauth};
-use crate::helpers::{ADMIN, ALICE, BOB, Process, api_tokens, error_json};
+use crate::helpers::{ADMIN, ALICE, BOB, Process, api_tokens, error_json, retry_after};
 
 /// The lines of a JSON log.
 fn parsed(log: &[String]) -> Vec<Value> {
@@ -165,11 +165,7 @@ async fn failed_sign_ins_are_throttled_per_address() {
         ),
     ] {
         let response = request.send().await.unwrap();
-        let wait: u64 = response.headers()["retry-after"]
-            .to_str()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let wait = retry_after(&response);
         assert!((1..=60).contains(&wait), "{wait}");
         error_json(response, 429, "sign_in_throttled").await;
     }

@@ -193,6 +193,14 @@ pub fn assert_json(response: &Response) {
 }
 
 /// The JSON error body, after checking its status and shape.
+/// The seconds a response's `Retry-After` says to wait.
+pub fn retry_after(response: &Response) -> u64 {
+    let value = response.headers()["retry-after"].to_str().unwrap();
+    value
+        .parse()
+        .unwrap_or_else(|_| panic!("not seconds: {value}"))
+}
+
 pub async fn error_json(response: Response, status: u16, code: &str) -> Value {
     assert_eq!(response.status(), status);
     assert_json(&response);

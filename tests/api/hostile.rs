@@ -5,7 +5,8 @@ use futures::future::join_all;
 use serde_json::json;
 
 use crate::helpers::{
-    ALICE, BOB, Process, TestApp, api_tokens, error_json, ok_json, spawn_app, spawn_app_with,
+    ALICE, BOB, Process, TestApp, api_tokens, error_json, ok_json, retry_after, spawn_app,
+    spawn_app_with,
 };
 
 #[tokio::test]
@@ -148,11 +149,7 @@ async fn a_namespace_over_its_rate_gets_429_and_others_carry_on() {
         .send()
         .await
         .unwrap();
-    let wait: u64 = response.headers()["retry-after"]
-        .to_str()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let wait = retry_after(&response);
     assert!((1..=21).contains(&wait), "{wait}");
     error_json(response, 429, "rate_limited").await;
     ok_json(

@@ -110,7 +110,7 @@ async fn add_client(
     } = body.into_inner();
     let added = client::add(oauth.store(), &name, redirect_uris)
         .await
-        .map_err(OAuthFailure)?;
+        .map_err(OAuthFailure::OAuth)?;
     tracing::info!(
         audit = true,
         remote_ip = %admin.client,
@@ -137,7 +137,7 @@ async fn add_redirect_uri(
 ) -> Result<HttpResponse, actix_web::Error> {
     let client = client::add_redirect_uri(oauth.store(), &id, &body.redirect_uri)
         .await
-        .map_err(OAuthFailure)?;
+        .map_err(OAuthFailure::OAuth)?;
     tracing::info!(
         audit = true,
         remote_ip = %admin.client,

@@ -5,6 +5,7 @@ use std::net::TcpListener;
 
 use kioku::config::{SignInMode, StoreKind};
 use kioku::startup::Application;
+use kioku::throttle::UNSIGNED_WRITES_PER_WINDOW;
 use reqwest::header::SET_COOKIE;
 
 use super::flow::{
@@ -179,4 +180,43 @@ async fn the_page_signed_in_at_the_provider_shows_the_persons_own_memory_on_sqli
 #[tokio::test]
 async fn the_page_signed_in_at_the_provider_shows_the_persons_own_memory_on_firestore() {
     the_page_opens_the_memory_an_app_signed_in_to(STORES[1]).await;
+}
+
+/// Each sign-in begun at the provider is stored until it ends or expires: one address may
+/// begin only so many a minute, from the consent page and the memory page alike; past that,
+/// the page says to wait, with 429 and `Retry-After`.
+#[tokio::test]
+async fn sign_ins_begun_at_the_provider_are_limited_per_address() {
+    let (app, _provider) = spawn_with_provider(StoreKind::Sqlite).await;
+    let client_id = registered_public_client(&app, REDIRECT).await;
+    let browser = browser();
+    let (_, challenge) = pkce();
+    let params = [
+        ("response_type", "code"),
+        ("client_id", client_id.as_str()),
+        ("code_challenge", challenge.as_str()),
+        ("code_challenge_method", "S256"),
+    ];
+    let form = consent_form(&app, &browser, &params).await;
+    // The registration above was one of this address's records too.
+    for n in 1..UNSIGNED_WRITES_PER_WINDOW {
+        let begun = decide(&app, &browser, &form, &[("decision", "oidc")]).await;
+        assert_eq!(begun.status(), 303, "sign-in {n}");
+    }
+    let refused = decide(&app, &browser, &form, &[("decision", "oidc")]).await;
+    assert_eq!(refused.status(), 429);
+    assert!(refused.headers().contains_key("retry-after"));
+    let page = refused.text().await.unwrap();
+    assert!(page.contains("Too many sign-ins were begun"), "{page}");
+
+    let page = browser.get(format!("{}/app", app.base)).send().await;
+    let page = page.unwrap().text().await.unwrap();
+    let refused = browser
+        .post(format!("{}/app/sign-in/provider", app.base))
+        .form(&[("csrf", crate::app::csrf(&page))])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 429);
+    assert!(refused.headers().contains_key("retry-after"));
 }

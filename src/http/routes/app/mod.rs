@@ -21,7 +21,7 @@ use serde::de::DeserializeOwned;
 use super::fallback::method_not_allowed;
 use crate::credentials::{Session, Tokens};
 use crate::http::cookies;
-use crate::http::error::retry_after_secs;
+use crate::http::error::retry_after;
 use crate::http::pages::{self, AppNotice, SignInPage, Text};
 use crate::http::state::AppState;
 use crate::rate_limit::RateLimit;
@@ -123,11 +123,8 @@ impl Visit {
             .app_data::<web::Data<RateLimit>>()
             .expect("the rate limit is registered as app data");
         if let Err(wait) = rate_limit.check(&session.namespace) {
-            let mut answer = notice(t, StatusCode::TOO_MANY_REQUESTS, t.app.unavailable);
-            answer
-                .headers_mut()
-                .insert(header::RETRY_AFTER, retry_after_secs(wait).into());
-            return Err(answer);
+            let answer = notice(t, StatusCode::TOO_MANY_REQUESTS, t.app.unavailable);
+            return Err(retry_after(answer, wait));
         }
         Ok(Self { session, t, secure })
     }

@@ -2,7 +2,7 @@
 //! none), or at the OpenID Provider when one is configured (the person's own namespace, as
 //! their OAuth grants have); and signing out, which ends the session on every instance.
 
-use actix_web::http::{StatusCode, header};
+use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -11,10 +11,10 @@ use super::{add_cookie, language, lasts, posted, read_form, secure, see_other};
 use crate::credentials::Tokens;
 use crate::domain::Namespace;
 use crate::http::cookies::{self, Form};
-use crate::http::error::retry_after_secs;
+use crate::http::error::retry_after;
 use crate::http::pages::Text;
 use crate::http::state::AppState;
-use crate::throttle;
+use crate::throttle::Door;
 
 #[derive(Deserialize)]
 pub(super) struct SignInForm {
@@ -42,14 +42,11 @@ pub(super) async fn sign_in(
     let client = app.client_address(&req);
     // An address that typed too many unknown tokens of late is not let try another.
     if let Err(wait) = app.throttle.admit(client) {
-        let mut answer = again(StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts);
-        answer
-            .headers_mut()
-            .insert(header::RETRY_AFTER, retry_after_secs(wait).into());
-        return answer;
+        let answer = again(StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts);
+        return retry_after(answer, wait);
     }
     let Some(namespace) = tokens.authenticate(form.token.trim()) else {
-        app.throttle.failed(client, throttle::Door::Page);
+        app.throttle.count(client, Door::Page);
         return again(StatusCode::UNAUTHORIZED, t.unknown_token);
     };
     enter(&req, &app, t, namespace, true).await
@@ -100,21 +97,22 @@ pub(super) async fn at_provider(
         Ok(form) => form,
         Err(status) => return super::notice(t, status, t.app.form_expired),
     };
+    let again = |status, problem| super::sign_in_page(&req, &app, t, status, None, Some(problem));
     if !cookies::csrf_matches(&req, Form::PageSignIn, &form.csrf) {
-        return super::sign_in_page(
-            &req,
-            &app,
-            t,
-            StatusCode::FORBIDDEN,
-            None,
-            Some(t.app.form_expired),
-        );
+        return again(StatusCode::FORBIDDEN, t.app.form_expired);
     }
     let Some(oauth) = app.oauth.as_ref().filter(|_| provider(&app).is_some()) else {
         return super::notice(t, StatusCode::NOT_FOUND, t.app.form_expired);
     };
+    // Each sign-in begun is stored until it ends or expires.
+    let client = app.client_address(&req);
+    if let Err(wait) = app.unsigned_writes.admit(client) {
+        let answer = again(StatusCode::TOO_MANY_REQUESTS, t.too_many_sign_ins);
+        return retry_after(answer, wait);
+    }
     match oauth.begin_sign_in(None).await {
         Ok((to, state)) => {
+            app.unsigned_writes.count(client, Door::Provider);
             let mut answer = see_other(&to);
             add_cookie(
                 &mut answer,

@@ -7,12 +7,12 @@ use serde::Deserialize;
 
 use super::OAuthOn;
 use crate::http::cookies::{self, Form};
-use crate::http::error::retry_after_secs;
+use crate::http::error::retry_after;
 use crate::http::pages::{self, Consent, Notice, Text};
 use crate::http::state::AppState;
 use crate::oauth::{AuthorizationParams, AuthorizationRequest, AuthorizationServer, RequestError};
 use crate::telemetry::ErrorChain;
-use crate::throttle;
+use crate::throttle::Door;
 
 /// The page's own fields, sent beside the authorization request's parameters.
 #[derive(Deserialize)]
@@ -70,37 +70,40 @@ pub async fn decide(
         Ok(request) => request,
         Err(answer) => return answer,
     };
+    let client = app.client_address(&req);
+    let again = |problem| {
+        let csrf = cookies::csrf_token(&req, Form::Consent);
+        consent(&oauth, t, &request, &params, csrf, Some(problem))
+    };
     let outcome = match page.decision.as_deref() {
         Some("allow") => {
-            let client = app.client_address(&req);
-            let again = |problem| {
-                let csrf = cookies::csrf_token(&req, Form::Consent);
-                consent(&oauth, t, &request, &params, csrf, Some(problem))
-            };
             // An address that typed too many unknown tokens of late is not let try another.
             if let Err(wait) = app.throttle.admit(client) {
-                let mut answer = again((StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts));
-                answer
-                    .headers_mut()
-                    .insert(header::RETRY_AFTER, retry_after_secs(wait).into());
-                return answer;
+                let answer = again((StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts));
+                return retry_after(answer, wait);
             }
             let token = page.token.as_deref().unwrap_or_default();
             let Some(who) = oauth.sign_in_with_token(token) else {
-                app.throttle.failed(client, throttle::Door::Consent);
+                app.throttle.count(client, Door::Consent);
                 return again((StatusCode::UNAUTHORIZED, t.unknown_token));
             };
             oauth.approve(&request, who).await.map(|to| see_other(&to))
         }
-        Some("oidc") => oauth
-            .begin_sign_in(Some(params.clone()))
-            .await
-            .map(|(to, state)| {
+        Some("oidc") => {
+            // Each sign-in begun is stored until it ends or expires.
+            if let Err(wait) = app.unsigned_writes.admit(client) {
+                let answer = again((StatusCode::TOO_MANY_REQUESTS, t.too_many_sign_ins));
+                return retry_after(answer, wait);
+            }
+            let begun = oauth.begin_sign_in(Some(params.clone())).await;
+            begun.map(|(to, state)| {
+                app.unsigned_writes.count(client, Door::Provider);
                 let mut answer = see_other(&to);
                 let cookie = cookies::sign_in_cookie(&state, secure(&oauth));
                 answer.add_cookie(&cookie).expect("the cookie is valid");
                 answer
-            }),
+            })
+        }
         Some("deny") => Ok(see_other(&oauth.denial(&request))),
         _ => Ok(notice(
             &req,

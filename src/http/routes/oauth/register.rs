@@ -1,18 +1,27 @@
 //! `POST /oauth/register`: dynamic client registration (RFC 7591), how MCP clients make
-//! themselves known.
+//! themselves known. Anyone may register, so each address may register only so many clients
+//! a minute (`crate::throttle`).
 
 use actix_web::http::header;
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::OAuthOn;
 use crate::http::error::OAuthFailure;
+use crate::http::state::AppState;
 use crate::oauth::client::{self, Registration};
 use crate::oauth::{ErrorCode, OAuthError};
+use crate::throttle::Door;
 
 pub async fn register(
     OAuthOn(oauth): OAuthOn,
+    req: HttpRequest,
+    app: web::Data<AppState>,
     body: web::Bytes,
 ) -> Result<HttpResponse, OAuthFailure> {
+    let address = app.client_address(&req);
+    app.unsigned_writes
+        .admit(address)
+        .map_err(OAuthFailure::Throttled)?;
     // Section 3.2.2: metadata that cannot be read is invalid metadata.
     let registration: Registration = serde_json::from_slice(&body).map_err(|e| {
         OAuthError::refused(
@@ -21,6 +30,7 @@ pub async fn register(
         )
     })?;
     let registered = client::register(oauth.store(), registration).await?;
+    app.unsigned_writes.count(address, Door::Register);
     Ok(HttpResponse::Created()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(registered))
