@@ -53,10 +53,6 @@ fn stopping<T>(
     done.map_err(|e| StoreError::failed(QUERY_FAILED, e))
 }
 
-/// Statements each connection keeps prepared: more than any one connection's calls use, so
-/// that a statement is parsed once per connection rather than once per call.
-const PREPARED_STATEMENTS: usize = 64;
-
 /// What a failed SQLite call was doing, for the log.
 const QUERY_FAILED: &str = "an SQLite call failed";
 
@@ -94,9 +90,8 @@ impl SqliteStore {
             conn.pragma_update(None, "journal_mode", "WAL")?;
             conn.pragma_update(None, "synchronous", "FULL")?;
             conn.busy_timeout(lock_wait)?;
-            conn.set_prepared_statement_cache_capacity(PREPARED_STATEMENTS);
             schema::migrate(&mut conn)?;
-            schema::register_contains(&conn)?;
+            schema::set_up(&conn)?;
             Ok(conn)
         };
         let conn =

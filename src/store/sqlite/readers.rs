@@ -29,8 +29,7 @@ impl Readers {
             .map(|_| {
                 let conn = Connection::open_with_flags(path, flags)?;
                 conn.busy_timeout(lock_wait)?;
-                conn.set_prepared_statement_cache_capacity(super::PREPARED_STATEMENTS);
-                schema::register_contains(&conn)?;
+                schema::set_up(&conn)?;
                 Ok(conn)
             })
             .collect::<rusqlite::Result<_>>()?;

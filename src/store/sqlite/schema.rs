@@ -1,4 +1,5 @@
-//! The SQLite schema: migrations applied in order at open, and the SQL functions kioku adds.
+//! The SQLite schema: migrations applied in order at open, and what every connection is set up
+//! with (the SQL functions kioku adds, and room to keep its statements prepared).
 
 use rusqlite::functions::FunctionFlags;
 use rusqlite::{Connection, Transaction, params};
@@ -138,9 +139,19 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     tx.commit()
 }
 
+/// Statements each connection keeps prepared: more than any one connection's calls use, so
+/// that a statement is parsed once per connection rather than once per call.
+const PREPARED_STATEMENTS: usize = 64;
+
+/// What every connection, the writer's and each reader's, needs before its first call.
+pub fn set_up(conn: &Connection) -> rusqlite::Result<()> {
+    conn.set_prepared_statement_cache_capacity(PREPARED_STATEMENTS);
+    register_contains(conn)
+}
+
 /// `contains(text, word)`: SQLite's `instr` compares at every character, far slower than
 /// Rust's substring search over megabytes of text.
-pub fn register_contains(conn: &Connection) -> rusqlite::Result<()> {
+fn register_contains(conn: &Connection) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     conn.create_scalar_function("contains", 2, flags, |ctx| {
         Ok(ctx.get_raw(0).as_str()?.contains(ctx.get_raw(1).as_str()?))
