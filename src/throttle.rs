@@ -29,7 +29,7 @@ pub const WINDOW: Duration = Duration::from_secs(60);
 /// a deployment's Cloud Armor (SECURITY.md).
 const MAX_COUNTED: usize = 100_000;
 
-/// Where a credential was presented, as the audit line names it.
+/// Where an attempt was counted, as the audit line names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Door {
     Api,

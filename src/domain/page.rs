@@ -98,13 +98,14 @@ impl PageBuilder {
     /// they are all the page holds (see [`Ties`]).
     fn refuse(&mut self, at: i64) -> bool {
         self.full = true;
-        for _ in 0..self.ties.give_back(at, self.taken.len()) {
-            if let Some(i) = self.taken.pop() {
+        let back = self.ties.give_back(at, self.taken.len());
+        if back > 0 {
+            for i in self.taken.drain(self.taken.len() - back..) {
                 self.page.threads[i].entries.pop();
             }
+            // Only threads the given-back entries began can be empty, and those come last.
+            self.page.threads.retain(|t| !t.entries.is_empty());
         }
-        // Only threads the given-back entries began can be empty, and those come last.
-        self.page.threads.retain(|t| !t.entries.is_empty());
         false
     }
 

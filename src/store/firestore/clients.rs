@@ -8,7 +8,7 @@
 //! start while its own opens.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use firestore::{FirestoreDb, FirestoreDbOptions};
@@ -45,7 +45,7 @@ impl Clients {
                 db: Some(clients.shared.clone()),
                 alive: Arc::downgrade(&alive),
             };
-            clients.lock().insert(runtime.id(), local);
+            lock(&clients.by_runtime).insert(runtime.id(), local);
             runtime.spawn(hold(alive));
         }
         clients
@@ -62,7 +62,7 @@ impl Clients {
             return self.shared.clone();
         };
         let id = runtime.id();
-        let mut by_runtime = self.lock();
+        let mut by_runtime = lock(&self.by_runtime);
         match by_runtime.get(&id) {
             Some(Local { db, alive }) if alive.strong_count() > 0 => {
                 return db.as_ref().unwrap_or(&self.shared).clone();
@@ -82,7 +82,7 @@ impl Clients {
             let opened =
                 tokio::time::timeout(open_timeout, FirestoreDb::with_options(options)).await;
             {
-                let mut by_runtime = by_runtime.lock().unwrap_or_else(|e| e.into_inner());
+                let mut by_runtime = lock(&by_runtime);
                 match opened {
                     Ok(Ok(db)) => {
                         if let Some(local) = by_runtime.get_mut(&id) {
@@ -100,10 +100,12 @@ impl Clients {
         });
         self.shared.clone()
     }
+}
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Id, Local>> {
-        self.by_runtime.lock().unwrap_or_else(|e| e.into_inner())
-    }
+/// The clients by runtime. A panic while it was held left nothing half-written: each change
+/// is one insert or removal.
+fn lock(by_runtime: &Mutex<HashMap<Id, Local>>) -> MutexGuard<'_, HashMap<Id, Local>> {
+    by_runtime.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Holds `alive` until the runtime ends, which drops its tasks, this one among them.

@@ -132,6 +132,23 @@ async fn a_callback_from_another_browser_is_refused() {
     assert_eq!(response.status(), 400);
 }
 
+/// The memory page's sign-in page, checked to offer the provider, and its button pressed: the
+/// answer, not followed.
+async fn begin_at_memory_page(app: &TestApp, browser: &reqwest::Client) -> reqwest::Response {
+    let page = browser.get(format!("{}/app", app.base)).send().await;
+    let page = page.unwrap().text().await.unwrap();
+    assert!(
+        page.contains("/app/sign-in/provider"),
+        "no provider button: {page}"
+    );
+    browser
+        .post(format!("{}/app/sign-in/provider", app.base))
+        .form(&[("csrf", crate::app::csrf(&page))])
+        .send()
+        .await
+        .unwrap()
+}
+
 /// The memory page's sign-in at the provider opens the same namespace the person's apps use.
 async fn the_page_opens_the_memory_an_app_signed_in_to(store: StoreKind) {
     let (app, _provider) = spawn_with_provider(store).await;
@@ -142,22 +159,7 @@ async fn the_page_opens_the_memory_an_app_signed_in_to(store: StoreKind) {
         .await;
 
     let browser = browser();
-    let page = browser
-        .get(format!("{}/app", app.base))
-        .send()
-        .await
-        .unwrap();
-    let page = page.text().await.unwrap();
-    assert!(
-        page.contains("/app/sign-in/provider"),
-        "no provider button: {page}"
-    );
-    let to_provider = browser
-        .post(format!("{}/app/sign-in/provider", app.base))
-        .form(&[("csrf", crate::app::csrf(&page))])
-        .send()
-        .await
-        .unwrap();
+    let to_provider = begin_at_memory_page(&app, &browser).await;
     assert_eq!(to_provider.status(), 303);
     let callback = sign_in_at_provider(&browser, location(&to_provider).as_str(), &login).await;
     let entered = browser.get(&callback).send().await.unwrap();
@@ -209,14 +211,7 @@ async fn sign_ins_begun_at_the_provider_are_limited_per_address() {
     let page = refused.text().await.unwrap();
     assert!(page.contains("Too many sign-ins were begun"), "{page}");
 
-    let page = browser.get(format!("{}/app", app.base)).send().await;
-    let page = page.unwrap().text().await.unwrap();
-    let refused = browser
-        .post(format!("{}/app/sign-in/provider", app.base))
-        .form(&[("csrf", crate::app::csrf(&page))])
-        .send()
-        .await
-        .unwrap();
+    let refused = begin_at_memory_page(&app, &browser).await;
     assert_eq!(refused.status(), 429);
     assert!(refused.headers().contains_key("retry-after"));
 }
