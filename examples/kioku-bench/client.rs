@@ -69,15 +69,20 @@ pub async fn mcp_load(client: &reqwest::Client, base: &str, token: &str) {
 
 /// A load's time and answer.
 pub async fn load(client: &reqwest::Client, base: &str, token: &str) -> (Duration, String) {
+    load_with(client, base, token, &[("mode", "load")]).await
+}
+
+/// A load with `query`'s parameters: its time and answer.
+async fn load_with(
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+    query: &[(&str, &str)],
+) -> (Duration, String) {
     let started = Instant::now();
-    let body = ok_body(
-        client
-            .get(base)
-            .bearer_auth(token)
-            .query(&[("mode", "load")]),
-    )
-    .await
-    .unwrap_or_else(|e| panic!("a load from {base} failed: {e}"));
+    let body = ok_body(client.get(base).bearer_auth(token).query(query))
+        .await
+        .unwrap_or_else(|e| panic!("a load from {base} failed: {e}"));
     (started.elapsed(), body)
 }
 
@@ -133,18 +138,33 @@ where
 pub const GROWTH: [usize; 8] = [10, 20, 50, 100, 200, 500, 1_000, 2_000];
 
 /// Loads timed at each size.
-pub const GROWTH_LOADS: usize = 5;
+pub const GROWTH_LOADS: usize = 9;
+
+/// Threads in the first page that kioku's loads at each size also ask for (`limit`), timed
+/// apart: as many as the smallest namespace holds, so that its whole load and every first
+/// page answer the same number of threads and differ only in what the namespace holds.
+pub const FIRST_PAGE: usize = GROWTH[0];
 
 pub struct Step {
     pub threads: usize,
     pub median_ms: f64,
     pub chars: usize,
+    /// With `limit`, kioku's: the median first page of [`FIRST_PAGE`] threads.
+    pub first_page_ms: Option<f64>,
     /// On Firestore, what its saves and loads were billed.
     pub reads: Option<costs::Reads>,
 }
 
-/// Grows a namespace through [`GROWTH`], timing [`GROWTH_LOADS`] loads at each size.
-pub async fn growth(client: &reqwest::Client, base: &str, token: &str) -> Vec<Step> {
+/// Grows a namespace through [`GROWTH`], timing [`GROWTH_LOADS`] loads at each size and then,
+/// with `first_pages`, as many first pages of [`FIRST_PAGE`] threads.
+pub async fn growth(
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+    first_pages: bool,
+) -> Vec<Step> {
+    let limit = FIRST_PAGE.to_string();
+    let first_page = [("mode", "load"), ("limit", limit.as_str())];
     let mut steps = Vec::new();
     let mut have = 0;
     for threads in GROWTH {
@@ -157,13 +177,22 @@ pub async fn growth(client: &reqwest::Client, base: &str, token: &str) -> Vec<St
             times.push(time);
             chars = body.chars().count();
         }
-        times.sort();
+        let mut pages = Vec::new();
+        for _ in 0..if first_pages { GROWTH_LOADS } else { 0 } {
+            pages.push(load_with(client, base, token, &first_page).await.0);
+        }
         steps.push(Step {
             threads,
-            median_ms: times[times.len() / 2].as_secs_f64() * 1e3,
+            median_ms: median_ms(times),
             chars,
+            first_page_ms: first_pages.then(|| median_ms(pages)),
             reads: None,
         });
     }
     steps
+}
+
+fn median_ms(mut times: Vec<Duration>) -> f64 {
+    times.sort();
+    times[times.len() / 2].as_secs_f64() * 1e3
 }

@@ -10,12 +10,14 @@ use std::path::Path;
 pub struct Reads {
     pub per_save: f64,
     pub per_load: f64,
+    /// The median first page's, where they were loaded.
+    pub per_first_page: Option<u64>,
 }
 
-/// The reads of the growth's steps (`loads` loads after each step's saves) in the requests of
-/// `namespace`, in the order `log` holds them. Read once the server has stopped, so that every
-/// line is in the file.
-pub fn by_step(log: &Path, namespace: &str, loads: usize) -> Vec<Reads> {
+/// The reads of the growth's steps (`loads` loads, then `first_pages` first pages, after each
+/// step's saves) in the requests of `namespace`, in the order `log` holds them. Read once the
+/// server has stopped, so that every line is in the file.
+pub fn by_step(log: &Path, namespace: &str, loads: usize, first_pages: usize) -> Vec<Reads> {
     let file = File::open(log).expect("the server's log");
     let mut steps = Vec::new();
     let (mut saves, mut load_reads) = (Vec::new(), Vec::new());
@@ -37,15 +39,21 @@ pub fn by_step(log: &Path, namespace: &str, loads: usize) -> Vec<Reads> {
             continue;
         }
         load_reads.push(reads);
-        if load_reads.len() == loads {
-            load_reads.sort_unstable();
+        if load_reads.len() == loads + first_pages {
+            let (whole, pages) = load_reads.split_at_mut(loads);
             steps.push(Reads {
                 per_save: saves.iter().sum::<u64>() as f64 / saves.len().max(1) as f64,
-                per_load: load_reads[loads / 2] as f64,
+                per_load: median(whole) as f64,
+                per_first_page: (!pages.is_empty()).then(|| median(pages)),
             });
             saves.clear();
             load_reads.clear();
         }
     }
     steps
+}
+
+fn median(reads: &mut [u64]) -> u64 {
+    reads.sort_unstable();
+    reads[reads.len() / 2]
 }

@@ -10,12 +10,16 @@ use crate::{Measured, client};
 /// The section on loads as a namespace grows: latency, answer size, and on Firestore reads.
 pub fn section(out: &mut String, all: &[Measured], chart: &Path) {
     let growing: Vec<&Measured> = all.iter().filter(|m| !m.growth.is_empty()).collect();
-    writeln!(out, "\n### Loads as a namespace grows\n\nOne {}-character summary per thread, saved through each service; the median of {} loads at each size, and the answer's length in characters. GPT Actions refuse answers of {ACTION_LIMIT} characters or more.\n\n![Load latency and answer size against namespace size]({})\n", client::SUMMARY_CHARS, client::GROWTH_LOADS, chart.display()).unwrap();
+    writeln!(out, "\n### Loads as a namespace grows\n\nOne {}-character summary per thread, saved through each service; the median of {} loads at each size, and the answer's length in characters. GPT Actions refuse answers of {ACTION_LIMIT} characters or more. kioku's first page is the median of as many loads of the newest {first} threads (`limit={first}`): the same number of threads as the whole {first}-thread namespace, so that it shows what the namespace's size alone costs.\n\n![Load latency and answer size against namespace size]({})\n", client::SUMMARY_CHARS, client::GROWTH_LOADS, chart.display(), first = client::FIRST_PAGE).unwrap();
     let mut header = String::from("| Threads |");
     let mut rule = String::from("| ---: |");
     for m in &growing {
         write!(header, " {0}: load | {0}: characters |", m.kind.name()).unwrap();
         rule.push_str(" ---: | ---: |");
+        if m.kind.is_kioku() {
+            write!(header, " {}: first page |", m.kind.name()).unwrap();
+            rule.push_str(" ---: |");
+        }
     }
     writeln!(out, "{header}\n{rule}").unwrap();
     for (i, threads) in client::GROWTH.iter().enumerate() {
@@ -28,6 +32,9 @@ pub fn section(out: &mut String, all: &[Measured], chart: &Path) {
                 ""
             };
             write!(out, " {} ms | {}{over} |", fig(step.median_ms), step.chars).unwrap();
+            if let Some(page) = step.first_page_ms {
+                write!(out, " {} ms |", fig(page)).unwrap();
+            }
         }
         writeln!(out).unwrap();
     }
@@ -54,8 +61,26 @@ pub fn section(out: &mut String, all: &[Measured], chart: &Path) {
             first.threads
         )
         .unwrap();
+        if let Some(ratio) = first_page_ratio(m) {
+            writeln!(
+                out,
+                "- {}: the first {} threads at {} threads take {ratio:.1}× as long as the whole load at {}.",
+                m.kind.name(),
+                client::FIRST_PAGE,
+                last.threads,
+                first.threads
+            )
+            .unwrap();
+        }
     }
     reads(out, &growing);
+}
+
+/// How much longer the first page of the largest namespace takes than the whole load of the
+/// smallest, which answers as many threads.
+pub fn first_page_ratio(m: &Measured) -> Option<f64> {
+    let (first, last) = (m.growth.first()?, m.growth.last()?);
+    Some(last.first_page_ms? / first.median_ms)
 }
 
 /// Firestore's billed reads per request as the namespace grows, from kioku's request log.
@@ -64,12 +89,13 @@ fn reads(out: &mut String, growing: &[&Measured]) {
         if m.growth.iter().all(|step| step.reads.is_none()) {
             continue;
         }
-        writeln!(out, "\n{}, documents read per request, as Firestore bills them (its request log's `firestore_reads`; the median load):\n\n| Threads | per save | per load |\n| ---: | ---: | ---: |", m.kind.name()).unwrap();
+        writeln!(out, "\n{}, documents read per request, as Firestore bills them (its request log's `firestore_reads`; the median load and first page):\n\n| Threads | per save | per load | per first page |\n| ---: | ---: | ---: | ---: |", m.kind.name()).unwrap();
         for step in &m.growth {
             if let Some(reads) = step.reads {
+                let page = reads.per_first_page.map_or("–".into(), |n| n.to_string());
                 writeln!(
                     out,
-                    "| {} | {:.1} | {} |",
+                    "| {} | {:.1} | {} | {page} |",
                     step.threads, reads.per_save, reads.per_load
                 )
                 .unwrap();

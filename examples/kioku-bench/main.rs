@@ -247,13 +247,14 @@ async fn measure(setup: &Setup, kind: Kind, args: &Args) -> Measured {
     let peak_bytes = peak.peak();
 
     let mut growth = if kind.saves() {
-        client::growth(http, base, token("grow")).await
+        client::growth(http, base, token("grow"), kind.is_kioku()).await
     } else {
         Vec::new()
     };
     drop(server);
     if kind == Kind::KiokuFirestore {
-        let reads = costs::by_step(&setup.log(kind), "grow", client::GROWTH_LOADS);
+        let loads = client::GROWTH_LOADS;
+        let reads = costs::by_step(&setup.log(kind), "grow", loads, loads);
         for (step, reads) in growth.iter_mut().zip(reads) {
             step.reads = Some(reads);
         }

@@ -185,6 +185,14 @@ fn targets(out: &mut String, all: &[Measured]) {
             kioku.kind.name()
         );
         target(out, &what, share, |x| x <= 1.5);
+        let what = format!(
+            "{}: first page of {} threads at {} threads ÷ the whole load at {} ≤ 3",
+            kioku.kind.name(),
+            client::FIRST_PAGE,
+            client::GROWTH[client::GROWTH.len() - 1],
+            client::GROWTH[0]
+        );
+        target(out, &what, growth::first_page_ratio(kioku), |x| x <= 3.0);
     }
     if let (Some(sqlite), Some(ceiling)) = (find(Kind::KiokuSqlite), find(Kind::Ceiling)) {
         let share = peak_rate(&sqlite.loads) / peak_rate(&ceiling.loads);
