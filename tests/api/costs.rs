@@ -85,8 +85,9 @@ async fn each_request_line_carries_the_documents_it_read_and_wrote() {
 }
 
 /// A first page of a 2,000-thread namespace the original function wrote, once `kioku migrate`
-/// has tracked it, reads the threads it answers with and at most two more; beside them, the
-/// profile (one read) and the count of the namespace's threads and entries (a read per 1,000).
+/// has tracked it, reads the threads it answers with and at most two more, whether the budget
+/// or `limit` ends it; beside them, the profile (one read) and the count of the namespace's
+/// threads and entries (a read per 1,000).
 /// On an emulator of its own: `kioku migrate` covers every namespace, and other tests' scans of
 /// every namespace need not read through these.
 #[tokio::test]
@@ -131,20 +132,26 @@ async fn a_first_page_of_a_large_namespace_reads_what_it_answers() {
     );
 
     let server = Process::start(dir.path(), &env).unwrap();
-    let loaded = server.app().load(&token).await;
+    let app = server.app();
+    let loaded = app.load(&token).await;
+    let limited = app.get(Some(&token), &[("mode", "load"), ("limit", "10")]);
+    let limited = ok_json(limited.send().await.unwrap()).await;
     let (_, log) = server.stop_and_collect();
     assert_eq!(loaded["truncated"], true);
     assert_eq!(
         loaded["omitted_threads"].as_u64().unwrap() as usize + answered(&loaded),
         2_000
     );
-    let reads = costs(&log)[0].1.unwrap();
+    assert_eq!(answered(&limited), 10);
     let beside = 1 + 2;
-    assert!(
-        reads <= answered(&loaded) as u64 + 2 + beside,
-        "{reads} reads for {} threads",
-        answered(&loaded)
-    );
+    for (load, (_, reads, _)) in [loaded, limited].iter().zip(costs(&log)) {
+        let reads = reads.unwrap();
+        assert!(
+            reads <= answered(load) as u64 + 2 + beside,
+            "{reads} reads for {} threads",
+            answered(load)
+        );
+    }
 }
 
 fn answered(load: &Value) -> usize {

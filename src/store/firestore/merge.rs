@@ -59,26 +59,29 @@ impl<'a> Merge<'a> {
     /// How many threads to read next; `None` once the page and its totals are known. Without
     /// `since` and `limit`, a [`Census`] gives the totals of a full page, so reading stops at
     /// once; with them, the totals count what reading finds.
+    /// With `limit`, no query asks for more than the threads still to place and one more: the
+    /// one whose newest entry tells that nothing unread comes before the last of them.
     pub fn wants(&self) -> Option<u32> {
-        let limit_reached = self
-            .filter
-            .limit
-            .is_some_and(|limit| self.placed_threads.len() >= limit);
-        if self.ended || limit_reached || (self.page.is_full() && self.needs_census()) {
+        let left = self.filter.limit.map_or(usize::MAX, |limit| {
+            limit.saturating_sub(self.placed_threads.len())
+        });
+        if self.ended || left == 0 || (self.page.is_full() && self.needs_census()) {
             return None;
         }
-        if self.read_threads == 0 {
-            return Some(FIRST_READ);
-        }
-        if self.page.is_full() {
-            let left = self.filter.limit.map_or(usize::MAX, |limit| {
-                limit.saturating_sub(self.placed_threads.len())
-            });
-            return Some(left.clamp(1, MOST_READ as usize) as u32);
-        }
-        let per_thread = (self.read_chars / self.read_threads as usize).max(1);
-        let room = self.page.room().saturating_sub(self.waiting_chars);
-        Some((room / per_thread + 1).clamp(1, MOST_READ as usize) as u32)
+        let wanted = if self.read_threads == 0 {
+            FIRST_READ as usize
+        } else if self.page.is_full() {
+            left
+        } else {
+            let per_thread = (self.read_chars / self.read_threads as usize).max(1);
+            let room = self.page.room().saturating_sub(self.waiting_chars);
+            room / per_thread + 1
+        };
+        Some(
+            wanted
+                .min(left.saturating_add(1))
+                .clamp(1, MOST_READ as usize) as u32,
+        )
     }
 
     /// Whether a full page's totals come from a [`Census`].
