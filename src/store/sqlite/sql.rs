@@ -2,7 +2,9 @@
 //! WHERE clause of a filter.
 
 use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, params};
+use std::collections::HashSet;
+
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use crate::domain::{Entry, Filter, Located, Retention, entry_micros, fold};
 use crate::store::{Counts, Dropped};
@@ -115,30 +117,53 @@ pub fn thread_count(conn: &Connection, ns: &str) -> rusqlite::Result<u64> {
         .query_row([ns], |row| row.get(0))
 }
 
-/// The WHERE clause of a filter, after `namespace = ?1`, and its parameters from `?2`. With a
-/// limit, only the threads whose newest admitted entries are newest.
-pub fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
+/// The WHERE clause of a filter, after `namespace = ?1`, and its parameters from `?2`; with
+/// `chosen`, only those threads (a limit's, from [`newest_threads`]).
+pub fn filter_sql(filter: &Filter, chosen: Option<&[String]>) -> (String, Vec<Value>) {
     let thread = filter
         .thread
         .as_ref()
         .map(|t| Value::Text(t.as_str().to_owned()));
-    let admits = "(?2 IS NULL OR thread_id = ?2) AND at_us >= ?3 AND at_us < ?4";
-    let mut sql = format!("namespace = ?1 AND {admits}");
-    if filter.limit.is_some() {
-        sql.push_str(&format!(
-            " AND thread_id IN (SELECT thread_id FROM entries WHERE namespace = ?1 AND {admits}
-                GROUP BY thread_id ORDER BY MAX(at_us) DESC, thread_id LIMIT ?5)"
-        ));
-    }
+    let mut sql =
+        "namespace = ?1 AND (?2 IS NULL OR thread_id = ?2) AND at_us >= ?3 AND at_us < ?4"
+            .to_owned();
     let mut values = vec![
         thread.unwrap_or(Value::Null),
         Value::Integer(filter.since.unwrap_or(i64::MIN)),
         Value::Integer(filter.before.unwrap_or(i64::MAX)),
     ];
-    if let Some(limit) = filter.limit {
-        values.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+    if let Some(chosen) = chosen {
+        sql.push_str(" AND thread_id IN (SELECT value FROM json_each(?5))");
+        let ids = serde_json::to_string(chosen).expect("thread ids serialize");
+        values.push(Value::Text(ids));
     }
     (sql, values)
+}
+
+/// The `limit` threads of `ns` whose newest entries `filter` admits are newest, ties by id: the
+/// first distinct threads in load order, read from its index only as far as they reach, so that
+/// a limited load costs what it answers, not what the namespace holds.
+pub fn newest_threads(
+    conn: &Connection,
+    ns: &str,
+    filter: &Filter,
+    limit: usize,
+) -> rusqlite::Result<Vec<String>> {
+    let (clause, mut values) = filter_sql(filter, None);
+    values.insert(0, Value::Text(ns.to_owned()));
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT thread_id FROM entries WHERE {clause} ORDER BY at_us DESC, thread_id"
+    ))?;
+    let mut rows = stmt.query(params_from_iter(&values))?;
+    let (mut seen, mut chosen) = (HashSet::new(), Vec::new());
+    while chosen.len() < limit {
+        let Some(row) = rows.next()? else { break };
+        let thread: String = row.get(0)?;
+        if seen.insert(thread.clone()) {
+            chosen.push(thread);
+        }
+    }
+    Ok(chosen)
 }
 
 pub fn located(row: &rusqlite::Row) -> rusqlite::Result<Located> {
