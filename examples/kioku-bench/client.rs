@@ -178,7 +178,7 @@ pub async fn growth(
             chars = body.chars().count();
         }
         let mut pages = Vec::new();
-        for _ in 0..if first_pages { GROWTH_LOADS } else { 0 } {
+        while first_pages && pages.len() < GROWTH_LOADS {
             pages.push(load_with(client, base, token, &first_page).await.0);
         }
         steps.push(Step {

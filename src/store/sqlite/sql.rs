@@ -1,9 +1,9 @@
 //! The SQL of the store's calls: writing an entry, the caps of a save, counts, and the
 //! WHERE clause of a filter.
 
-use rusqlite::types::Value;
 use std::collections::HashSet;
 
+use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use crate::domain::{Entry, Filter, Located, Retention, entry_micros, fold};
@@ -117,44 +117,36 @@ pub fn thread_count(conn: &Connection, ns: &str) -> rusqlite::Result<u64> {
         .query_row([ns], |row| row.get(0))
 }
 
-/// The WHERE clause of a filter, after `namespace = ?1`, and its parameters from `?2`; with
-/// `chosen`, only those threads (a limit's, from [`newest_threads`]).
-pub fn filter_sql(filter: &Filter, chosen: Option<&[String]>) -> (String, Vec<Value>) {
+/// The WHERE clause of a filter, after `namespace = ?1`, and its parameters from `?2`. A limit
+/// is not in it: [`keep_newest_threads`] adds it.
+pub fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
     let thread = filter
         .thread
         .as_ref()
         .map(|t| Value::Text(t.as_str().to_owned()));
-    let mut sql =
-        "namespace = ?1 AND (?2 IS NULL OR thread_id = ?2) AND at_us >= ?3 AND at_us < ?4"
-            .to_owned();
-    let mut values = vec![
+    let sql = "namespace = ?1 AND (?2 IS NULL OR thread_id = ?2) AND at_us >= ?3 AND at_us < ?4";
+    let values = vec![
         thread.unwrap_or(Value::Null),
         Value::Integer(filter.since.unwrap_or(i64::MIN)),
         Value::Integer(filter.before.unwrap_or(i64::MAX)),
     ];
-    if let Some(chosen) = chosen {
-        sql.push_str(" AND thread_id IN (SELECT value FROM json_each(?5))");
-        let ids = serde_json::to_string(chosen).expect("thread ids serialize");
-        values.push(Value::Text(ids));
-    }
-    (sql, values)
+    (sql.to_owned(), values)
 }
 
-/// The `limit` threads of `ns` whose newest entries `filter` admits are newest, ties by id: the
-/// first distinct threads in load order, read from its index only as far as they reach, so that
-/// a limited load costs what it answers, not what the namespace holds.
-pub fn newest_threads(
+/// Narrows `clause` (with its `values`, `?1` first) to the `limit` threads whose newest entries
+/// it admits are newest, ties by id, and answers the table to read them from. The threads are
+/// the first distinct ones in load order, read from its index only as far as they reach, so
+/// that a limited load costs what it answers, not what the namespace holds.
+pub fn keep_newest_threads(
     conn: &Connection,
-    ns: &str,
-    filter: &Filter,
+    clause: &mut String,
+    values: &mut Vec<Value>,
     limit: usize,
-) -> rusqlite::Result<Vec<String>> {
-    let (clause, mut values) = filter_sql(filter, None);
-    values.insert(0, Value::Text(ns.to_owned()));
+) -> rusqlite::Result<&'static str> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT thread_id FROM entries WHERE {clause} ORDER BY at_us DESC, thread_id"
     ))?;
-    let mut rows = stmt.query(params_from_iter(&values))?;
+    let mut rows = stmt.query(params_from_iter(values.iter()))?;
     let (mut seen, mut chosen) = (HashSet::new(), Vec::new());
     while chosen.len() < limit {
         let Some(row) = rows.next()? else { break };
@@ -163,7 +155,15 @@ pub fn newest_threads(
             chosen.push(thread);
         }
     }
-    Ok(chosen)
+    let ids = serde_json::to_string(&chosen).expect("thread ids serialize");
+    values.push(Value::Text(ids));
+    clause.push_str(&format!(
+        " AND thread_id IN (SELECT value FROM json_each(?{}))",
+        values.len()
+    ));
+    // Each of the few threads read by its own index, then sorted: the planner would walk the
+    // whole namespace in load order instead, to skip the sort.
+    Ok("entries INDEXED BY entries_by_thread")
 }
 
 pub fn located(row: &rusqlite::Row) -> rusqlite::Result<Located> {

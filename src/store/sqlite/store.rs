@@ -7,7 +7,7 @@ use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter};
 
 use super::group_commit::{Queued, commit_queued};
-use super::sql::{counts, filter_sql, insert_entry, located, newest_threads};
+use super::sql::{counts, filter_sql, insert_entry, keep_newest_threads, located};
 use super::{SqliteStore, Stop, profile};
 use crate::domain::{
     Entry, Filter, Located, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
@@ -55,20 +55,14 @@ impl MemoryStore for SqliteStore {
         filter: &Filter,
         mut page: PageBuilder,
     ) -> Result<Page, StoreError> {
-        let (ns, filter) = (ns.name().to_owned(), filter.clone());
+        let (mut clause, mut values) = filter_sql(filter);
+        values.insert(0, Value::Text(ns.name().to_owned()));
+        let limit = filter.limit;
         self.read(move |conn| {
-            let chosen = match filter.limit {
-                Some(limit) => Some(newest_threads(conn, &ns, &filter, limit)?),
-                None => None,
-            };
-            // A limit's few threads are read each by its own index and sorted; the planner
-            // would walk the whole namespace in load order instead, to skip the sort.
-            let entries = match chosen {
-                Some(_) => "entries INDEXED BY entries_by_thread",
+            let entries = match limit {
+                Some(limit) => keep_newest_threads(conn, &mut clause, &mut values, limit)?,
                 None => "entries",
             };
-            let (clause, mut values) = filter_sql(&filter, chosen.as_deref());
-            values.insert(0, Value::Text(ns));
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT thread_id, summary, timestamp, at_us, seq FROM {entries} WHERE {clause}
                  ORDER BY at_us DESC, thread_id, seq DESC"
@@ -105,7 +99,7 @@ impl MemoryStore for SqliteStore {
     ) -> Result<Vec<Located>, StoreError> {
         let ns = ns.name().to_owned();
         // The limit of a search counts results, not threads: [`search`] applies it.
-        let (mut clause, mut values) = filter_sql(filter, None);
+        let (mut clause, mut values) = filter_sql(filter);
         values.insert(0, Value::Text(ns));
         for word in query.words() {
             values.push(Value::Text(word.clone()));
