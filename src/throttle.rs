@@ -3,7 +3,8 @@
 //! [`FAILURES_PER_WINDOW`] an address is refused before any credential it presents is looked
 //! at, so that guessing tokens gets nowhere), and records stored for someone not signed in yet
 //! (past [`UNSIGNED_WRITES_PER_WINDOW`] an address registers no more clients and begins no more
-//! sign-ins at the OpenID Provider, so that it cannot fill the store). In memory, so per
+//! sign-ins at the OpenID Provider, so that it cannot fill the store; these count as they are
+//! admitted, so that requests sent together cannot pass the limit). In memory, so per
 //! instance.
 //!
 //! Not `governor`, as [`crate::rate_limit`] is: its buckets cannot be looked at without taking
@@ -132,9 +133,21 @@ impl Throttle {
     /// Counts one for `client`. The one that reaches the limit writes the audit line: one per
     /// address and window, with the address, the door and the count, never what was presented.
     pub fn count(&self, client: IpAddr, door: Door) {
-        let Some(count) = self.count_at(client, Instant::now()) else {
-            return;
-        };
+        if let Some(count) = self.count_at(client, Instant::now()) {
+            self.audit(client, door, count);
+        }
+    }
+
+    /// [`admit`](Self::admit) and [`count`](Self::count) at once, for what counts whatever
+    /// its outcome: requests sent together cannot all be admitted before any is counted.
+    pub fn take(&self, client: IpAddr, door: Door) -> Result<(), Duration> {
+        if let Some(count) = self.take_at(client, Instant::now())? {
+            self.audit(client, door, count);
+        }
+        Ok(())
+    }
+
+    fn audit(&self, client: IpAddr, door: Door, count: u32) {
         let (remote_ip, door, window_secs) = (client, door.as_str(), WINDOW.as_secs());
         match self.counted {
             Counted::FailedSignIns => tracing::warn!(
@@ -152,41 +165,54 @@ impl Throttle {
                 door,
                 unsigned_writes = count,
                 window_secs,
-                "records stored before sign-in for one address reached the limit; it stores \
-                 no more until its window ends"
+                "writes before sign-in from one address reached the limit; it writes no more \
+                 until its window ends"
             ),
         }
     }
 
-    fn admit_at(&self, client: IpAddr, now: Instant) -> Result<(), Duration> {
-        let counts = self
-            .counts
+    fn lock(&self) -> std::sync::MutexGuard<'_, Counts> {
+        self.counts
             .lock()
-            .expect("the throttle's lock is never poisoned");
-        match counts.by_client.get(&client.into()) {
-            Some(tally) if tally.current(now) && tally.count >= self.counted.limit() => {
+            .expect("the throttle's lock is never poisoned")
+    }
+
+    fn admit_at(&self, client: IpAddr, now: Instant) -> Result<(), Duration> {
+        self.lock().admit(client.into(), self.counted.limit(), now)
+    }
+
+    /// The count, when this one is the one that reaches the limit.
+    fn count_at(&self, client: IpAddr, now: Instant) -> Option<u32> {
+        self.lock().count(client.into(), self.counted.limit(), now)
+    }
+
+    fn take_at(&self, client: IpAddr, now: Instant) -> Result<Option<u32>, Duration> {
+        let (mut counts, limit) = (self.lock(), self.counted.limit());
+        counts.admit(client.into(), limit, now)?;
+        Ok(counts.count(client.into(), limit, now))
+    }
+}
+
+impl Counts {
+    fn admit(&self, key: Client, limit: u32, now: Instant) -> Result<(), Duration> {
+        match self.by_client.get(&key) {
+            Some(tally) if tally.current(now) && tally.count >= limit => {
                 Err(tally.since + WINDOW - now)
             }
             _ => Ok(()),
         }
     }
 
-    /// The count, when this one is the one that reaches the limit.
-    fn count_at(&self, client: IpAddr, now: Instant) -> Option<u32> {
-        let mut counts = self
-            .counts
-            .lock()
-            .expect("the throttle's lock is never poisoned");
+    fn count(&mut self, key: Client, limit: u32, now: Instant) -> Option<u32> {
         // Windows that ended are dropped once a window, so memory follows recent counts.
-        if counts.swept.is_none_or(|at| now >= at + WINDOW) {
-            counts.by_client.retain(|_, tally| tally.current(now));
-            counts.swept = Some(now);
+        if self.swept.is_none_or(|at| now >= at + WINDOW) {
+            self.by_client.retain(|_, tally| tally.current(now));
+            self.swept = Some(now);
         }
-        let key = Client::from(client);
-        if counts.by_client.len() >= MAX_COUNTED && !counts.by_client.contains_key(&key) {
+        if self.by_client.len() >= MAX_COUNTED && !self.by_client.contains_key(&key) {
             return None;
         }
-        let tally = counts.by_client.entry(key).or_insert(Tally {
+        let tally = self.by_client.entry(key).or_insert(Tally {
             since: now,
             count: 0,
         });
@@ -197,7 +223,7 @@ impl Throttle {
             };
         }
         tally.count += 1;
-        (tally.count == self.counted.limit()).then_some(tally.count)
+        (tally.count == limit).then_some(tally.count)
     }
 }
 
@@ -245,6 +271,22 @@ mod tests {
         );
         assert!(throttle.admit_at(client, now).is_err());
         assert!(throttle.admit_at(client, now + WINDOW).is_ok());
+    }
+
+    #[test]
+    fn what_is_taken_is_counted_as_it_is_admitted() {
+        let throttle = Throttle::new(Counted::UnsignedWrites);
+        let (client, now) = (addr("203.0.113.7"), Instant::now());
+        for n in 1..UNSIGNED_WRITES_PER_WINDOW {
+            assert_eq!(throttle.take_at(client, now), Ok(None), "write {n}");
+        }
+        assert_eq!(
+            throttle.take_at(client, now),
+            Ok(Some(UNSIGNED_WRITES_PER_WINDOW))
+        );
+        assert_eq!(throttle.take_at(client, now), Err(WINDOW));
+        assert!(throttle.admit_at(client, now).is_err());
+        assert_eq!(throttle.take_at(client, now + WINDOW), Ok(None));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Anyone may register a client, and each registration is stored: one address may register
 //! only so many a minute, and a refused registration stores nothing.
 
+use futures::future::join_all;
 use kioku::config::StoreKind;
 use kioku::throttle::UNSIGNED_WRITES_PER_WINDOW;
 use serde_json::Value;
@@ -23,6 +24,24 @@ async fn register(app: &TestApp, address: &str, name: &str) -> reqwest::Response
         .unwrap()
 }
 
+/// The registered clients' names, as the operator lists them.
+async fn registered_names(app: &TestApp) -> Vec<String> {
+    let listed: Value = app
+        .call(reqwest::Method::GET, "/admin/oauth/clients", ADMIN)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    listed["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 #[tokio::test]
 async fn registrations_are_limited_per_address() {
     let fresh = spawn_oauth(StoreKind::Sqlite, |s| {
@@ -42,24 +61,39 @@ async fn registrations_are_limited_per_address() {
     oauth_error(refused, 429, "temporarily_unavailable").await;
     assert_eq!(register(app, other, "another address").await.status(), 201);
 
-    let listed: Value = app
-        .call(reqwest::Method::GET, "/admin/oauth/clients", ADMIN)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let names: Vec<&str> = listed["clients"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
+    let names = registered_names(app).await;
     assert_eq!(
         names.len(),
         UNSIGNED_WRITES_PER_WINDOW as usize + 1,
         "{names:?}"
     );
-    assert!(!names.contains(&"one too many"), "{names:?}");
+    assert!(!names.iter().any(|n| n == "one too many"), "{names:?}");
+}
+
+/// Registrations sent all at once, each still writing while the next arrives, are held to the
+/// same limit: an address cannot pass it by not waiting for answers.
+#[tokio::test]
+async fn registrations_sent_at_once_are_limited_alike() {
+    let fresh = spawn_oauth(StoreKind::Sqlite, |s| {
+        s.k_service = Some("kioku".into());
+        s.public_url = Some("https://kioku.example".into());
+    })
+    .await;
+    let app = &fresh.app;
+    let sent = 3 * UNSIGNED_WRITES_PER_WINDOW;
+    let names: Vec<String> = (0..sent).map(|n| format!("burst {n}")).collect();
+    let answers = join_all(names.iter().map(|n| register(app, "203.0.113.7", n))).await;
+    let created = answers.iter().filter(|a| a.status() == 201).count();
+    let refused = answers.iter().filter(|a| a.status() == 429).count();
+    assert_eq!(
+        (created, refused),
+        (
+            UNSIGNED_WRITES_PER_WINDOW as usize,
+            (sent - UNSIGNED_WRITES_PER_WINDOW) as usize
+        )
+    );
+    assert_eq!(
+        registered_names(app).await.len(),
+        UNSIGNED_WRITES_PER_WINDOW as usize
+    );
 }

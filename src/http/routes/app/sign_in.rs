@@ -106,13 +106,12 @@ pub(super) async fn at_provider(
     };
     // Each sign-in begun is stored until it ends or expires.
     let client = app.client_address(&req);
-    if let Err(wait) = app.unsigned_writes.admit(client) {
+    if let Err(wait) = app.unsigned_writes.take(client, Door::Provider) {
         let answer = again(StatusCode::TOO_MANY_REQUESTS, t.too_many_sign_ins);
         return retry_after(answer, wait);
     }
     match oauth.begin_sign_in(None).await {
         Ok((to, state)) => {
-            app.unsigned_writes.count(client, Door::Provider);
             let mut answer = see_other(&to);
             add_cookie(
                 &mut answer,

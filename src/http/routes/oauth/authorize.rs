@@ -91,13 +91,12 @@ pub async fn decide(
         }
         Some("oidc") => {
             // Each sign-in begun is stored until it ends or expires.
-            if let Err(wait) = app.unsigned_writes.admit(client) {
+            if let Err(wait) = app.unsigned_writes.take(client, Door::Provider) {
                 let answer = again((StatusCode::TOO_MANY_REQUESTS, t.too_many_sign_ins));
                 return retry_after(answer, wait);
             }
             let begun = oauth.begin_sign_in(Some(params.clone())).await;
             begun.map(|(to, state)| {
-                app.unsigned_writes.count(client, Door::Provider);
                 let mut answer = see_other(&to);
                 let cookie = cookies::sign_in_cookie(&state, secure(&oauth));
                 answer.add_cookie(&cookie).expect("the cookie is valid");

@@ -1,6 +1,6 @@
 //! `POST /oauth/register`: dynamic client registration (RFC 7591), how MCP clients make
-//! themselves known. Anyone may register, so each address may register only so many clients
-//! a minute (`crate::throttle`).
+//! themselves known. Anyone may register, so each address may try only so many times a
+//! minute (`crate::throttle`).
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -20,7 +20,7 @@ pub async fn register(
 ) -> Result<HttpResponse, OAuthFailure> {
     let address = app.client_address(&req);
     app.unsigned_writes
-        .admit(address)
+        .take(address, Door::Register)
         .map_err(OAuthFailure::Throttled)?;
     // Section 3.2.2: metadata that cannot be read is invalid metadata.
     let registration: Registration = serde_json::from_slice(&body).map_err(|e| {
@@ -30,7 +30,6 @@ pub async fn register(
         )
     })?;
     let registered = client::register(oauth.store(), registration).await?;
-    app.unsigned_writes.count(address, Door::Register);
     Ok(HttpResponse::Created()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(registered))
