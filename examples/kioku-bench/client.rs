@@ -134,6 +134,38 @@ where
     (procfs::cpu_seconds(pid) - before) / requests as f64 * 1e6
 }
 
+/// Blocks that [`cpu_per_pair`] takes turns in.
+const TURNS: usize = 10;
+
+/// [`cpu_per_request`] of two kinds, `requests` of each, sent in turns of a tenth: the
+/// machine's load changes while they run, and this way falls on both alike, which the ratio
+/// of the two then shows. Which kind starts a turn alternates too, so that neither always
+/// follows the other.
+pub async fn cpu_per_pair<F, R, G, S>(pid: u32, requests: usize, mut a: F, mut b: G) -> (f64, f64)
+where
+    F: FnMut(usize) -> R,
+    R: Future<Output = ()>,
+    G: FnMut(usize) -> S,
+    S: Future<Output = ()>,
+{
+    let per_turn = requests.div_ceil(TURNS);
+    let mut spent = [0.0; 2];
+    for turn in 0..TURNS {
+        for kind in [turn % 2, 1 - turn % 2] {
+            let before = procfs::cpu_seconds(pid);
+            for n in turn * per_turn..requests.min((turn + 1) * per_turn) {
+                match kind {
+                    0 => a(n).await,
+                    _ => b(n).await,
+                }
+            }
+            spent[kind] += procfs::cpu_seconds(pid) - before;
+        }
+    }
+    let per_request = |seconds: f64| seconds / requests as f64 * 1e6;
+    (per_request(spent[0]), per_request(spent[1]))
+}
+
 /// Namespace sizes, in threads, at which loads are timed.
 pub const GROWTH: [usize; 8] = [10, 20, 50, 100, 200, 500, 1_000, 2_000];
 

@@ -202,14 +202,17 @@ async fn measure(setup: &Setup, kind: Kind, args: &Args) -> Measured {
     let load = |_| async move {
         client::load(http, base, token("small")).await;
     };
-    let cpu_load_us = client::cpu_per_request(pid, args.requests, load).await;
-    let cpu_mcp_load_us = if kind.is_kioku() {
+    let (cpu_load_us, cpu_mcp_load_us) = if kind.is_kioku() {
         let mcp_load = |_| async move {
             client::mcp_load(http, base, token("small")).await;
         };
-        Some(client::cpu_per_request(pid, args.requests, mcp_load).await)
+        let (load, mcp) = client::cpu_per_pair(pid, args.requests, load, mcp_load).await;
+        (load, Some(mcp))
     } else {
-        None
+        (
+            client::cpu_per_request(pid, args.requests, load).await,
+            None,
+        )
     };
 
     let peak = procfs::PeakRss::watch(pid);

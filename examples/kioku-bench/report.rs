@@ -227,7 +227,7 @@ fn cold_starts(out: &mut String, all: &[Measured], original: Option<&Measured>, 
 }
 
 fn cpu(out: &mut String, all: &[Measured], original: Option<&Measured>, requests: usize) {
-    writeln!(out, "\n### Server CPU per request\n\nUser + system time of the server process and its children (/proc/<pid>/stat), over {requests} requests of each kind sent one after another: a save of a {}-character summary, a load of the 10-thread namespace, and kioku's same load as an MCP `load_memories` call (`POST /mcp`, stateless, one JSON-RPC request). The emulator's CPU is not counted.\n", client::SUMMARY_CHARS).unwrap();
+    writeln!(out, "\n### Server CPU per request\n\nUser + system time of the server process and its children (/proc/<pid>/stat), over {requests} requests of each kind sent one after another: a save of a {}-character summary, a load of the 10-thread namespace, and kioku's same load as an MCP `load_memories` call (`POST /mcp`, stateless, one JSON-RPC request). kioku's two kinds of load take turns, a tenth of each at a time, so that a change in the machine's load falls on both alike. The emulator's CPU is not counted.\n", client::SUMMARY_CHARS).unwrap();
     writeln!(out, "| Service | per save | per load | per MCP load | save ÷ original | load ÷ original |\n| --- | ---: | ---: | ---: | ---: | ---: |").unwrap();
     for m in all {
         let save = m
