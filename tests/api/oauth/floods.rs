@@ -7,7 +7,7 @@ use kioku::throttle::UNSIGNED_WRITES_PER_WINDOW;
 use serde_json::Value;
 
 use super::flow::{oauth_error, spawn_oauth};
-use crate::helpers::{ADMIN, TestApp, retry_after};
+use crate::helpers::{ADMIN, Fresh, TestApp, retry_after};
 
 /// A registration from `address`, as Cloud Run's front end forwards it.
 async fn register(app: &TestApp, address: &str, name: &str) -> reqwest::Response {
@@ -22,6 +22,15 @@ async fn register(app: &TestApp, address: &str, name: &str) -> reqwest::Response
         .send()
         .await
         .unwrap()
+}
+
+/// A server as on Cloud Run, where the client's address is the one its front end forwards.
+async fn behind_cloud_run() -> Fresh {
+    spawn_oauth(StoreKind::Sqlite, |s| {
+        s.k_service = Some("kioku".into());
+        s.public_url = Some("https://kioku.example".into());
+    })
+    .await
 }
 
 /// The registered clients' names, as the operator lists them.
@@ -44,11 +53,7 @@ async fn registered_names(app: &TestApp) -> Vec<String> {
 
 #[tokio::test]
 async fn registrations_are_limited_per_address() {
-    let fresh = spawn_oauth(StoreKind::Sqlite, |s| {
-        s.k_service = Some("kioku".into());
-        s.public_url = Some("https://kioku.example".into());
-    })
-    .await;
+    let fresh = behind_cloud_run().await;
     let app = &fresh.app;
     let (flooder, other) = ("203.0.113.7", "198.51.100.9");
     for n in 0..UNSIGNED_WRITES_PER_WINDOW {
@@ -74,11 +79,7 @@ async fn registrations_are_limited_per_address() {
 /// same limit: an address cannot pass it by not waiting for answers.
 #[tokio::test]
 async fn registrations_sent_at_once_are_limited_alike() {
-    let fresh = spawn_oauth(StoreKind::Sqlite, |s| {
-        s.k_service = Some("kioku".into());
-        s.public_url = Some("https://kioku.example".into());
-    })
-    .await;
+    let fresh = behind_cloud_run().await;
     let app = &fresh.app;
     let sent = 3 * UNSIGNED_WRITES_PER_WINDOW;
     let names: Vec<String> = (0..sent).map(|n| format!("burst {n}")).collect();
