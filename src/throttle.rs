@@ -187,9 +187,9 @@ impl Throttle {
     }
 
     fn take_at(&self, client: IpAddr, now: Instant) -> Result<Option<u32>, Duration> {
-        let (mut counts, limit) = (self.lock(), self.counted.limit());
-        counts.admit(client.into(), limit, now)?;
-        Ok(counts.count(client.into(), limit, now))
+        let (mut counts, key, limit) = (self.lock(), client.into(), self.counted.limit());
+        counts.admit(key, limit, now)?;
+        Ok(counts.count(key, limit, now))
     }
 }
 

@@ -122,16 +122,25 @@ pub async fn until_ready(server: &mut Server, token: &str, started: Instant) -> 
 }
 
 /// Microseconds of server CPU per request over `requests` requests sent one after another.
-pub async fn cpu_per_request<F, R>(pid: u32, requests: usize, mut request: F) -> f64
+pub async fn cpu_per_request<F, R>(pid: u32, requests: usize, request: F) -> f64
+where
+    F: FnMut(usize) -> R,
+    R: Future<Output = ()>,
+{
+    cpu_seconds(pid, 0..requests, request).await / requests as f64 * 1e6
+}
+
+/// Seconds of server CPU over the requests numbered `numbers`, sent one after another.
+async fn cpu_seconds<F, R>(pid: u32, numbers: std::ops::Range<usize>, mut request: F) -> f64
 where
     F: FnMut(usize) -> R,
     R: Future<Output = ()>,
 {
     let before = procfs::cpu_seconds(pid);
-    for n in 0..requests {
+    for n in numbers {
         request(n).await;
     }
-    (procfs::cpu_seconds(pid) - before) / requests as f64 * 1e6
+    procfs::cpu_seconds(pid) - before
 }
 
 /// Blocks that [`cpu_per_pair`] takes turns in.
@@ -149,21 +158,19 @@ where
     S: Future<Output = ()>,
 {
     let per_turn = requests.div_ceil(TURNS);
-    let mut spent = [0.0; 2];
+    let (mut spent_a, mut spent_b) = (0.0, 0.0);
     for turn in 0..TURNS {
-        for kind in [turn % 2, 1 - turn % 2] {
-            let before = procfs::cpu_seconds(pid);
-            for n in turn * per_turn..requests.min((turn + 1) * per_turn) {
-                match kind {
-                    0 => a(n).await,
-                    _ => b(n).await,
-                }
-            }
-            spent[kind] += procfs::cpu_seconds(pid) - before;
+        let numbers = turn * per_turn..requests.min((turn + 1) * per_turn);
+        if turn % 2 == 0 {
+            spent_a += cpu_seconds(pid, numbers.clone(), &mut a).await;
+            spent_b += cpu_seconds(pid, numbers, &mut b).await;
+        } else {
+            spent_b += cpu_seconds(pid, numbers.clone(), &mut b).await;
+            spent_a += cpu_seconds(pid, numbers, &mut a).await;
         }
     }
     let per_request = |seconds: f64| seconds / requests as f64 * 1e6;
-    (per_request(spent[0]), per_request(spent[1]))
+    (per_request(spent_a), per_request(spent_b))
 }
 
 /// Namespace sizes, in threads, at which loads are timed.

@@ -2,8 +2,8 @@
 //! together with all its descendants (the original runs as a gunicorn master and a worker).
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -39,13 +39,18 @@ fn tree(root: u32) -> Vec<u32> {
     found
 }
 
+/// Asked once: CPU is read between every two turns of requests, where running `getconf` would
+/// cost the machine a process each time.
 fn clock_ticks_per_second() -> f64 {
-    std::process::Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()
-        .ok()
-        .and_then(|out| String::from_utf8(out.stdout).ok()?.trim().parse().ok())
-        .unwrap_or(100.0)
+    static TICKS: OnceLock<f64> = OnceLock::new();
+    *TICKS.get_or_init(|| {
+        std::process::Command::new("getconf")
+            .arg("CLK_TCK")
+            .output()
+            .ok()
+            .and_then(|out| String::from_utf8(out.stdout).ok()?.trim().parse().ok())
+            .unwrap_or(100.0)
+    })
 }
 
 /// Seconds of CPU, user and system, spent by the tree of `root` so far: what each live
