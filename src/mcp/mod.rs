@@ -3,11 +3,13 @@
 //! namespace the HTTP layer authenticated; the protocol itself is the official SDK's (`rmcp`).
 
 mod arguments;
+mod direct;
 mod server;
 mod tools;
 
 use crate::guide::{self, Door, Language};
 
+pub use direct::ToolCall;
 pub use server::MemoryServer;
 
 /// What a client is told at `initialize`: the usage guide, in English, for tools.

@@ -11,6 +11,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::arguments::{
@@ -43,15 +44,37 @@ impl MemoryServer {
         }
     }
 
-    async fn save(&self, ns: &Namespace, args: Arguments) -> Result<Answer, Refusal> {
+    /// Runs the tool `name` in `ns`: its answer, or its refusal as a tool error; `None` when
+    /// kioku has no such tool.
+    pub(super) async fn call(
+        &self,
+        ns: &Namespace,
+        name: &str,
+        args: Arguments,
+    ) -> Option<Outcome> {
+        let outcome = match name {
+            SAVE => self.save(ns, args).await,
+            LOAD => self.load(ns, args).await,
+            FORGET => self.forget(ns, args).await,
+            LOAD_PROFILE => self.load_profile(ns, args).await,
+            SAVE_PROFILE => self.save_profile(ns, args).await,
+            _ => return None,
+        };
+        Some(match outcome {
+            Ok(answer) => answer,
+            Err(refusal) => Outcome::of(&refusal.body(), true),
+        })
+    }
+
+    async fn save(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, Refusal> {
         let args: SaveArguments = parse(args)?;
         let saved = self
             .memory
             .save(ns, args.summary, args.thread_id.as_deref());
-        Ok(Answer::of(&saved.await?))
+        Ok(Outcome::answer(&saved.await?))
     }
 
-    async fn load(&self, ns: &Namespace, args: Arguments) -> Result<Answer, Refusal> {
+    async fn load(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, Refusal> {
         let args: LoadArguments = parse(args)?;
         let request = LoadRequest {
             thread_id: args.thread_id,
@@ -60,36 +83,36 @@ impl MemoryServer {
             before: args.before,
             limit: args.limit.map(|n| n.to_string()),
         };
-        Ok(Answer::of(&self.memory.load(ns, &request).await?))
+        Ok(Outcome::answer(&self.memory.load(ns, &request).await?))
     }
 
-    async fn forget(&self, ns: &Namespace, args: Arguments) -> Result<Answer, Refusal> {
+    async fn forget(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, Refusal> {
         let args: ForgetArguments = parse(args)?;
         let request = ForgetRequest {
             thread_id: args.thread_id,
             timestamp: args.timestamp,
             profile: args.profile,
         };
-        Ok(Answer::of(&self.memory.forget(ns, &request).await?))
+        Ok(Outcome::answer(&self.memory.forget(ns, &request).await?))
     }
 
-    async fn load_profile(&self, ns: &Namespace, args: Arguments) -> Result<Answer, Refusal> {
+    async fn load_profile(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, Refusal> {
         let args: LoadProfileArguments = parse(args)?;
         let request = ProfileRequest {
             version: args.version.map(|n| n.to_string()),
             ..ProfileRequest::default()
         };
-        Ok(Answer::of(&self.memory.profile(ns, &request).await?))
+        Ok(Outcome::answer(&self.memory.profile(ns, &request).await?))
     }
 
-    async fn save_profile(&self, ns: &Namespace, args: Arguments) -> Result<Answer, Refusal> {
+    async fn save_profile(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, Refusal> {
         let args: SaveProfileArguments = parse(args)?;
         let request = ProfileRequest {
             profile: Some(args.profile),
             expected_version: args.expected_version.map(|n| n.to_string()),
             version: None,
         };
-        Ok(Answer::of(&self.memory.profile(ns, &request).await?))
+        Ok(Outcome::answer(&self.memory.profile(ns, &request).await?))
     }
 }
 
@@ -113,31 +136,22 @@ impl ServerHandler for MemoryServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let ns = namespace(&context)?;
         let args = request.arguments.unwrap_or_default();
-        let call = async {
-            Ok(match request.name.as_ref() {
-                SAVE => self.save(&ns, args).await,
-                LOAD => self.load(&ns, args).await,
-                FORGET => self.forget(&ns, args).await,
-                LOAD_PROFILE => self.load_profile(&ns, args).await,
-                SAVE_PROFILE => self.save_profile(&ns, args).await,
-                other => {
-                    return Err(ErrorData::invalid_params(
-                        format!("No tool is named `{other}`; tools/list lists the tools."),
-                        None,
-                    ));
-                }
-            })
-        };
+        let call = self.call(&ns, &request.name, args);
         // Counted into the HTTP request's store costs, which the SDK's task is outside of.
         let outcome = match usage(&context) {
-            Some(usage) => usage.scope(call).await?,
-            None => call.await?,
+            Some(usage) => usage.scope(call).await,
+            None => call.await,
         };
-        Ok(match outcome {
-            Ok(answer) => answer.into_result(false),
-            Err(refusal) => Answer::of(&refusal.body()).into_result(true),
+        match outcome {
+            Some(outcome) => Ok(outcome.into_result().into()),
+            None => Err(ErrorData::invalid_params(
+                format!(
+                    "No tool is named `{}`; tools/list lists the tools.",
+                    request.name
+                ),
+                None,
+            )),
         }
-        .into())
     }
 }
 
@@ -154,7 +168,7 @@ impl From<MemoryError> for Refusal {
 }
 
 /// A tool call's arguments, as sent.
-type Arguments = Map<String, Value>;
+pub(super) type Arguments = Map<String, Value>;
 
 impl Refusal {
     fn body(&self) -> ErrorBody {
@@ -180,30 +194,38 @@ fn parse<T: DeserializeOwned>(args: Arguments) -> Result<T, Refusal> {
     serde_json::from_value(Value::Object(args)).map_err(|e| Refusal::Arguments(e.to_string()))
 }
 
-/// A tool's answer as `structuredContent`, and as the same JSON in a text block for clients
-/// that read only text (MCP specification, "Structured Content"). Both are encoded from the
-/// typed answer: a `Value` written out again would cost a pass more.
-struct Answer {
-    text: String,
-    value: Value,
+/// A tool's answer or refusal, encoded once: it is both the `structuredContent` and, as the
+/// same JSON, the text block for clients that read only text (MCP specification, "Structured
+/// Content").
+pub(super) struct Outcome {
+    pub json: Box<RawValue>,
+    pub is_error: bool,
 }
 
-impl Answer {
-    fn of(answer: &impl Serialize) -> Self {
+impl Outcome {
+    fn of(answer: &impl Serialize, is_error: bool) -> Self {
         Self {
-            text: serde_json::to_string(answer).expect("answers serialize"),
-            value: serde_json::to_value(answer).expect("answers serialize"),
+            json: serde_json::value::to_raw_value(answer).expect("answers serialize"),
+            is_error,
         }
     }
 
-    fn into_result(self, is_error: bool) -> CallToolResult {
-        let content = vec![ContentBlock::text(self.text)];
-        let mut result = if is_error {
+    fn answer(answer: &impl Serialize) -> Self {
+        Self::of(answer, false)
+    }
+
+    /// The outcome as the SDK's result type, whose `structuredContent` is a `Value` tree.
+    fn into_result(self) -> CallToolResult {
+        let value = serde_json::from_str(self.json.get()).expect("answers are JSON");
+        let content = vec![ContentBlock::text(String::from(Box::<str>::from(
+            self.json,
+        )))];
+        let mut result = if self.is_error {
             CallToolResult::error(content)
         } else {
             CallToolResult::success(content)
         };
-        result.structured_content = Some(self.value);
+        result.structured_content = Some(value);
         result
     }
 }

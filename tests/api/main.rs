@@ -20,6 +20,7 @@ mod lifecycle;
 #[path = "../common/listening.rs"]
 mod listening;
 mod mcp;
+mod mcp_transport;
 mod memory;
 mod oauth;
 #[path = "../common/original.rs"]

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::helpers::{Fresh, TestApp, authorize, error_json, ok_json, spawn_fresh, summaries};
 
-const STORES: [StoreKind; 2] = [StoreKind::Sqlite, StoreKind::Firestore];
+pub const STORES: [StoreKind; 2] = [StoreKind::Sqlite, StoreKind::Firestore];
 
 /// The official MCP SDK a client program is written with.
 #[derive(Debug, Clone, Copy)]
@@ -133,7 +133,7 @@ async fn the_python_sdk_uses_every_tool_on_firestore() {
 
 /// A POST of one JSON-RPC `message` to `/mcp` as a client sends it after `initialize`; the
 /// server is stateless, so none is needed first.
-fn mcp_post(app: &TestApp, token: Option<&str>, message: &Value) -> RequestBuilder {
+pub fn mcp_post(app: &TestApp, token: Option<&str>, message: &Value) -> RequestBuilder {
     let request = app
         .client
         .post(format!("{}/mcp", app.base))
@@ -143,7 +143,7 @@ fn mcp_post(app: &TestApp, token: Option<&str>, message: &Value) -> RequestBuild
     authorize(request, token)
 }
 
-fn tools_call(name: &str, arguments: Value) -> Value {
+pub fn tools_call(name: &str, arguments: Value) -> Value {
     json!({
         "jsonrpc": "2.0",
         "id": 1,

@@ -1,6 +1,7 @@
 //! `/mcp`: the MCP endpoint. It authenticates like every API route (same tokens, namespaces
 //! and rate limit), then hands the request to the official SDK's Streamable HTTP transport,
-//! stateless and answering JSON, with the namespace in the request's extensions.
+//! stateless and answering JSON, with the namespace in the request's extensions. A plain tool
+//! call, which that transport would take as it is, kioku answers itself (`mcp::ToolCall`).
 
 use std::sync::Arc;
 
@@ -18,44 +19,50 @@ use crate::http::auth::Authenticated;
 use crate::http::error::ApiError;
 use crate::http::limits;
 use crate::http::state::AppState;
-use crate::mcp::MemoryServer;
+use crate::mcp::{MemoryServer, ToolCall};
 use crate::store::Usage;
 
-/// The SDK's transport over kioku's tools.
-pub type McpService = StreamableHttpService<MemoryServer, LocalSessionManager>;
+/// The MCP endpoint: kioku's tools behind the SDK's transport, and the hosts that transport
+/// allows, which a plain tool call is held to as well (`direct_call`).
+pub struct McpEndpoint {
+    sdk: StreamableHttpService<MemoryServer, LocalSessionManager>,
+    tools: MemoryServer,
+    /// Empty when the public URL is not known, as the SDK's check then is.
+    hosts: Vec<String>,
+}
 
 /// The transport: stateless, so that any instance answers any request; JSON answers; the
 /// `Origin` of a browser checked against the public URL (MCP transport spec, "Security
 /// Warning"), and `Host` too when the server has one.
-pub fn service(server: MemoryServer, public_url: Option<&str>, body_limit: usize) -> McpService {
+pub fn service(tools: MemoryServer, public_url: Option<&str>, body_limit: usize) -> McpEndpoint {
     let mut config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
         .with_max_request_body_bytes(body_limit)
         .enforce_origin_validation();
-    config = match public_url.and_then(|url| url.parse::<http::Uri>().ok()) {
-        Some(url) => {
-            let scheme = url.scheme_str().unwrap_or("https");
-            let host = url.host().unwrap_or_default().to_owned();
-            // An explicit port: a browser's Origin without one means the scheme's default.
-            let port = url
-                .port_u16()
-                .unwrap_or(if scheme == "http" { 80 } else { 443 });
-            let origin = format!("{scheme}://{host}:{port}");
-            config.with_allowed_origins([origin]).with_allowed_hosts([
-                host,
-                "localhost".into(),
-                "127.0.0.1".into(),
-            ])
-        }
+    let mut hosts = Vec::new();
+    if let Some(url) = public_url.and_then(|url| url.parse::<http::Uri>().ok()) {
+        let scheme = url.scheme_str().unwrap_or("https");
+        let host = url.host().unwrap_or_default().to_owned();
+        // An explicit port: a browser's Origin without one means the scheme's default.
+        let port = url
+            .port_u16()
+            .unwrap_or(if scheme == "http" { 80 } else { 443 });
+        hosts = vec![host.clone(), "localhost".into(), "127.0.0.1".into()];
+        config = config
+            .with_allowed_origins([format!("{scheme}://{host}:{port}")])
+            .with_allowed_hosts(hosts.clone());
+    } else {
         // Without a public URL the host is not known; a bearer token is needed all the same.
-        None => config.disable_allowed_hosts(),
-    };
-    StreamableHttpService::new(
+        config = config.disable_allowed_hosts();
+    }
+    let server = tools.clone();
+    let sdk = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
         config,
-    )
+    );
+    McpEndpoint { sdk, tools, hosts }
 }
 
 pub fn register(cfg: &mut web::ServiceConfig) {
@@ -72,7 +79,7 @@ async fn mcp(
     req: HttpRequest,
     body: web::Payload,
     app: web::Data<AppState>,
-    service: web::Data<McpService>,
+    endpoint: web::Data<McpEndpoint>,
 ) -> Result<HttpResponse, ApiError> {
     let Authenticated(ns) = match auth {
         Ok(auth) => auth,
@@ -80,6 +87,13 @@ async fn mcp(
         Err(err) => return Err(err),
     };
     let body = read_body(body, app.body_limit()).await?;
+    if let Some(call) = direct_call(&req, &body, &endpoint.hosts)
+        && let Some(answer) = endpoint.tools.answer(&ns, call).await
+    {
+        return Ok(HttpResponse::Ok()
+            .insert_header(header::ContentType::json())
+            .body(answer));
+    }
     let target = req.uri().path_and_query().map_or("/mcp", |pq| pq.as_str());
     let mut request = http::Request::builder()
         .method(req.method().as_str())
@@ -95,7 +109,7 @@ async fn mcp(
     if let Some(usage) = Usage::current() {
         request.extensions_mut().insert(usage);
     }
-    let response = service.handle(request).await;
+    let response = endpoint.sdk.handle(request).await;
     let (parts, body) = response.into_parts();
     let mut answer = HttpResponse::build(
         StatusCode::from_u16(parts.status.as_u16()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
@@ -113,6 +127,42 @@ async fn mcp(
     // A JSON answer is complete already: sent whole, with its length.
     let Ok(whole) = body.collect().await;
     Ok(answer.body(whole.to_bytes()))
+}
+
+/// A plain tool call, sent as the SDK accepts it on every count: no `Origin` (not a browser's
+/// page), an allowed `Host`, both answer types accepted in plain form, a JSON body, a version
+/// given and no other `Mcp-` header (SEP-2243's, which the SDK checks against the body).
+/// Everything else goes to the SDK, whose checks then apply as they are.
+fn direct_call(req: &HttpRequest, body: &[u8], hosts: &[String]) -> Option<ToolCall> {
+    let headers = req.headers();
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let host_allowed = hosts.is_empty()
+        || text(header::HOST.as_str())
+            .and_then(|host| host.split(':').next())
+            .is_some_and(|host| hosts.iter().any(|h| h.eq_ignore_ascii_case(host)));
+    let accept: Vec<_> = text(header::ACCEPT.as_str())?
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let accepts_both = accept.len() == 2
+        && accept
+            .iter()
+            .any(|t| t.eq_ignore_ascii_case("application/json"))
+        && accept
+            .iter()
+            .any(|t| t.eq_ignore_ascii_case("text/event-stream"));
+    let json_body = text(header::CONTENT_TYPE.as_str())
+        .and_then(|t| t.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"));
+    let other_mcp_header = headers
+        .keys()
+        .any(|name| name.as_str().starts_with("mcp-") && name.as_str() != "mcp-protocol-version");
+    let plain = !headers.contains_key(header::ORIGIN)
+        && host_allowed
+        && accepts_both
+        && json_body
+        && !other_mcp_header;
+    plain.then(|| ToolCall::read(body, text("mcp-protocol-version")?))?
 }
 
 /// The body, refused with 413 past `limit` bytes.

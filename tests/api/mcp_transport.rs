@@ -1,0 +1,87 @@
+//! How `/mcp` answers a tool call that kioku answers itself (a plain call from a client that
+//! is not a browser) and one the SDK's transport answers: alike, byte for byte, and neither
+//! taken from a browser page elsewhere or under a host kioku is not.
+
+use reqwest::{RequestBuilder, Response};
+use serde_json::json;
+
+use crate::helpers::{Fresh, spawn_fresh, summaries};
+use crate::mcp::{STORES, mcp_post, tools_call};
+
+/// The server's public URL, which sets the origins and hosts the transport allows.
+const PUBLIC_URL: &str = "https://kioku.example";
+
+/// Status, content type and body of `request`'s answer.
+async fn answer(request: RequestBuilder) -> (u16, Option<String>, String) {
+    answer_of(request.send()).await
+}
+
+async fn answer_of(
+    sent: impl Future<Output = reqwest::Result<Response>>,
+) -> (u16, Option<String>, String) {
+    let response = sent.await.unwrap();
+    let status = response.status().as_u16();
+    let content_type = response.headers().get("content-type");
+    let content_type = content_type.map(|t| t.to_str().unwrap().to_owned());
+    (status, content_type, response.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn a_tool_call_is_answered_alike_by_kioku_and_by_the_sdk() {
+    for store in STORES {
+        let public_url = Some(PUBLIC_URL.to_owned());
+        let Fresh { app, token, .. } = spawn_fresh(store, |s| s.public_url = public_url).await;
+        app.save(
+            &token,
+            Some("t-1"),
+            "会話の要約、「引用」と \"quotes\" と\\。",
+        )
+        .await;
+        let calls = [
+            ("load_memories", json!({})),
+            ("load_memories", json!({"q": "要約", "limit": 1})),
+            ("load_memories", json!({"q": vec!["a"; 21].join(" ")})),
+            ("save_memory", json!({"summary": " "})),
+            ("save_memory", json!({"summary": 42})),
+            ("forget_memory", json!({"thread_id": "t-none"})),
+            ("load_profile", json!({})),
+            ("no_such_tool", json!({})),
+        ];
+        for (name, arguments) in calls {
+            let call = tools_call(name, arguments.clone());
+            let plain = answer(mcp_post(&app, Some(&token), &call)).await;
+            // A third media type is still acceptable to the SDK, but not a plain call.
+            let mut to_the_sdk = mcp_post(&app, Some(&token), &call).build().unwrap();
+            let accept = "application/json, text/event-stream, */*".parse().unwrap();
+            to_the_sdk.headers_mut().insert("accept", accept);
+            let to_the_sdk = answer_of(app.client.execute(to_the_sdk)).await;
+            assert_eq!(plain, to_the_sdk, "{name} {arguments}");
+            assert_eq!(plain.0, 200, "{name} {arguments}: {}", plain.2);
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_plain_tool_call_is_refused_from_a_foreign_origin_or_host() {
+    for store in STORES {
+        let public_url = Some(PUBLIC_URL.to_owned());
+        let Fresh { app, token, .. } = spawn_fresh(store, |s| s.public_url = public_url).await;
+        let save = tools_call("save_memory", json!({"summary": "from elsewhere"}));
+        // The public origin and host are the server's own, and allowed.
+        let sent = [
+            ("origin", "https://elsewhere.example", 403),
+            ("origin", "null", 403),
+            ("host", "elsewhere.example", 403),
+            ("host", "kioku.example.elsewhere.example", 403),
+            ("origin", "https://kioku.example", 200),
+            ("host", "kioku.example", 200),
+        ];
+        for (name, value, expected) in sent {
+            let request = mcp_post(&app, Some(&token), &save).header(name, value);
+            let (status, _, body) = answer(request).await;
+            assert_eq!(status, expected, "{name}: {value}: {body}");
+        }
+        let kept = summaries(&app.load(&token).await);
+        assert_eq!(kept, ["from elsewhere", "from elsewhere"]);
+    }
+}
