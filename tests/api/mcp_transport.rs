@@ -73,6 +73,8 @@ async fn a_plain_tool_call_is_refused_from_a_foreign_origin_or_host() {
             ("origin", "null", 403),
             ("host", "elsewhere.example", 403),
             ("host", "kioku.example.elsewhere.example", 403),
+            ("host", "kioku.example:1@elsewhere.example", 403),
+            ("host", "kioku.example:1:2", 400),
             ("origin", "https://kioku.example", 200),
             ("host", "kioku.example", 200),
         ];

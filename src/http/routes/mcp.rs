@@ -49,6 +49,8 @@ pub fn service(tools: MemoryServer, public_url: Option<&str>, body_limit: usize)
             .port_u16()
             .unwrap_or(if scheme == "http" { 80 } else { 443 });
         hosts = vec![host.clone(), "localhost".into(), "127.0.0.1".into()];
+        // A URL without a host allows none of its own (the SDK drops an empty entry too).
+        hosts.retain(|h| !h.is_empty());
         config = config
             .with_allowed_origins([format!("{scheme}://{host}:{port}")])
             .with_allowed_hosts(hosts.clone());
@@ -130,16 +132,20 @@ async fn mcp(
 }
 
 /// A plain tool call, sent as the SDK accepts it on every count: no `Origin` (not a browser's
-/// page), an allowed `Host`, both answer types accepted in plain form, a JSON body, a version
-/// given and no other `Mcp-` header (SEP-2243's, which the SDK checks against the body).
-/// Everything else goes to the SDK, whose checks then apply as they are.
+/// page), a `Host` that is a plain authority and allowed, both answer types accepted in plain
+/// form, a JSON body, a version given and no other `Mcp-` header (SEP-2243's, which the SDK
+/// checks against the body). Everything else goes to the SDK, whose checks then apply as they
+/// are.
 fn direct_call(req: &HttpRequest, body: &[u8], hosts: &[String]) -> Option<ToolCall> {
     let headers = req.headers();
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let host_allowed = hosts.is_empty()
-        || text(header::HOST.as_str())
-            .and_then(|host| host.split(':').next())
-            .is_some_and(|host| hosts.iter().any(|h| h.eq_ignore_ascii_case(host)));
+    // Parsed as the SDK parses it: `a:1@b` names `b`, and what is no authority is refused.
+    let host_allowed = text(header::HOST.as_str())
+        .and_then(|host| host.parse::<http::uri::Authority>().ok())
+        .is_some_and(|host| {
+            !host.as_str().contains('@')
+                && (hosts.is_empty() || hosts.iter().any(|h| h.eq_ignore_ascii_case(host.host())))
+        });
     let accept: Vec<_> = text(header::ACCEPT.as_str())?
         .split(',')
         .map(str::trim)
