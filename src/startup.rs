@@ -18,7 +18,7 @@ use crate::oauth::{AuthorizationServer, SignIn};
 use crate::rate_limit::RateLimit;
 use crate::store::{Bounded, FirestoreStore, GrantStore, MemoryStore, Readiness, SqliteStore};
 use crate::telemetry::ErrorChain;
-use crate::throttle::{Counted, Throttle};
+use crate::throttle::{FailedSignIns, UnsignedWrites};
 
 /// How often the embedded store forgets entries past `KIOKU_RETENTION_DAYS`, and how often
 /// expired grants and credentials are deleted.
@@ -125,8 +125,8 @@ impl Application {
             oauth,
             sessions,
             grants: Arc::clone(&stores.grants),
-            throttle: Throttle::new(Counted::FailedSignIns),
-            unsigned_writes: Throttle::new(Counted::UnsignedWrites),
+            failed_sign_ins: FailedSignIns::default(),
+            unsigned_writes: UnsignedWrites::default(),
             behind_cloud_run: settings.on_cloud_run(),
         };
         let shared = Shared {

@@ -4,7 +4,8 @@
 //! at, so that guessing tokens gets nowhere), and records stored for someone not signed in yet
 //! (past [`UNSIGNED_WRITES_PER_WINDOW`] an address registers no more clients and begins no more
 //! sign-ins at the OpenID Provider, so that it cannot fill the store; these count as they are
-//! admitted, so that requests sent together cannot pass the limit). In memory, so per
+//! admitted, so that requests sent together cannot pass the limit). Each kind is a type of its
+//! own ([`FailedSignIns`], [`UnsignedWrites`]) offering only how it counts. In memory, so per
 //! instance.
 //!
 //! Not `governor`, as [`crate::rate_limit`] is: its buckets cannot be looked at without taking
@@ -97,7 +98,7 @@ struct Counts {
 
 /// What a [`Throttle`] counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Counted {
+enum Counted {
     FailedSignIns,
     UnsignedWrites,
 }
@@ -111,28 +112,66 @@ impl Counted {
     }
 }
 
+/// Failed sign-ins: an attempt is looked at first and counted once it is known to have failed,
+/// so that an address's own concurrent requests with a right token are not refused.
+pub struct FailedSignIns(Throttle);
+
+impl Default for FailedSignIns {
+    fn default() -> Self {
+        Self(Throttle::new(Counted::FailedSignIns))
+    }
+}
+
+impl FailedSignIns {
+    /// Whether `client` may try now; if not, how long until it may.
+    pub fn admit(&self, client: IpAddr) -> Result<(), Duration> {
+        self.0.admit(client)
+    }
+
+    /// Counts a failure for `client`.
+    pub fn count(&self, client: IpAddr, door: Door) {
+        self.0.count(client, door)
+    }
+}
+
+/// Records stored before sign-in: each is counted as it is admitted, whatever its outcome,
+/// so that requests sent together cannot all pass the limit. Taking is all it offers.
+pub struct UnsignedWrites(Throttle);
+
+impl Default for UnsignedWrites {
+    fn default() -> Self {
+        Self(Throttle::new(Counted::UnsignedWrites))
+    }
+}
+
+impl UnsignedWrites {
+    /// Admits and counts one write for `client`; if refused, how long until it may write.
+    pub fn take(&self, client: IpAddr, door: Door) -> Result<(), Duration> {
+        self.0.take(client, door)
+    }
+}
+
 /// The counts of one kind, of every client address.
-pub struct Throttle {
+struct Throttle {
     counted: Counted,
     counts: Mutex<Counts>,
 }
 
 impl Throttle {
-    pub fn new(counted: Counted) -> Self {
+    fn new(counted: Counted) -> Self {
         Self {
             counted,
             counts: Mutex::default(),
         }
     }
 
-    /// Whether `client` may try now; if not, how long until it may.
-    pub fn admit(&self, client: IpAddr) -> Result<(), Duration> {
+    fn admit(&self, client: IpAddr) -> Result<(), Duration> {
         self.admit_at(client, Instant::now())
     }
 
     /// Counts one for `client`. The one that reaches the limit writes the audit line: one per
     /// address and window, with the address, the door and the count, never what was presented.
-    pub fn count(&self, client: IpAddr, door: Door) {
+    fn count(&self, client: IpAddr, door: Door) {
         if let Some(count) = self.count_at(client, Instant::now()) {
             self.audit(client, door, count);
         }
@@ -140,7 +179,7 @@ impl Throttle {
 
     /// [`admit`](Self::admit) and [`count`](Self::count) at once, for what counts whatever
     /// its outcome: requests sent together cannot all be admitted before any is counted.
-    pub fn take(&self, client: IpAddr, door: Door) -> Result<(), Duration> {
+    fn take(&self, client: IpAddr, door: Door) -> Result<(), Duration> {
         if let Some(count) = self.take_at(client, Instant::now())? {
             self.audit(client, door, count);
         }

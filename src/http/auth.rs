@@ -41,7 +41,7 @@ impl FromRequest for Authenticated {
                     err,
                     ApiError::Auth(AuthError::UnknownToken | AuthError::InvalidAccessToken(_))
                 ) {
-                    app.throttle.count(client, counted_at);
+                    app.failed_sign_ins.count(client, counted_at);
                 }
             })?;
             // The request log reads it back.
@@ -67,7 +67,7 @@ fn state(req: &HttpRequest) -> &AppState {
 /// request is refused before its credentials are looked at.
 fn admitted(app: &AppState, req: &HttpRequest) -> Result<IpAddr, ApiError> {
     let client = app.client_address(req);
-    app.throttle
+    app.failed_sign_ins
         .admit(client)
         .map_err(|wait| ApiError::SignInThrottled(retry_after_secs(wait)))?;
     Ok(client)
@@ -141,7 +141,7 @@ impl FromRequest for Admin {
                 tokens: tokens.clone(),
             }),
             Some(_) => {
-                app.throttle.count(client, throttle::Door::Admin);
+                app.failed_sign_ins.count(client, throttle::Door::Admin);
                 Err(AuthError::NotAdmin.into())
             }
         });

@@ -11,7 +11,7 @@ use crate::credentials::Sessions;
 use crate::memory::Memory;
 use crate::oauth::AuthorizationServer;
 use crate::store::{GrantStore, MemoryStore, Readiness};
-use crate::throttle::Throttle;
+use crate::throttle::{FailedSignIns, UnsignedWrites};
 
 pub struct AppState {
     /// What the GPT's operations and the MCP tools do.
@@ -34,10 +34,10 @@ pub struct AppState {
     /// on now).
     pub grants: Arc<dyn GrantStore>,
     /// Failed sign-ins per client address.
-    pub throttle: Throttle,
+    pub failed_sign_ins: FailedSignIns,
     /// Records stored before sign-in per client address: client registrations, and sign-ins
     /// begun at the OpenID Provider.
-    pub unsigned_writes: Throttle,
+    pub unsigned_writes: UnsignedWrites,
     /// Whether requests come through Cloud Run's front end, which says who the client is in
     /// `X-Forwarded-For`.
     pub behind_cloud_run: bool,

@@ -41,12 +41,12 @@ pub(super) async fn sign_in(
     }
     let client = app.client_address(&req);
     // An address that typed too many unknown tokens of late is not let try another.
-    if let Err(wait) = app.throttle.admit(client) {
+    if let Err(wait) = app.failed_sign_ins.admit(client) {
         let answer = again(StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts);
         return retry_after(answer, wait);
     }
     let Some(namespace) = tokens.authenticate(form.token.trim()) else {
-        app.throttle.count(client, Door::Page);
+        app.failed_sign_ins.count(client, Door::Page);
         return again(StatusCode::UNAUTHORIZED, t.unknown_token);
     };
     enter(&req, &app, t, namespace, true).await

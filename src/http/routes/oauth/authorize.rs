@@ -78,13 +78,13 @@ pub async fn decide(
     let outcome = match page.decision.as_deref() {
         Some("allow") => {
             // An address that typed too many unknown tokens of late is not let try another.
-            if let Err(wait) = app.throttle.admit(client) {
+            if let Err(wait) = app.failed_sign_ins.admit(client) {
                 let answer = again((StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts));
                 return retry_after(answer, wait);
             }
             let token = page.token.as_deref().unwrap_or_default();
             let Some(who) = oauth.sign_in_with_token(token) else {
-                app.throttle.count(client, Door::Consent);
+                app.failed_sign_ins.count(client, Door::Consent);
                 return again((StatusCode::UNAUTHORIZED, t.unknown_token));
             };
             oauth.approve(&request, who).await.map(|to| see_other(&to))
