@@ -96,41 +96,37 @@ struct Counts {
     swept: Option<Instant>,
 }
 
-/// What a [`Throttle`] counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Counted {
-    FailedSignIns,
-    UnsignedWrites,
-}
-
-impl Counted {
-    fn limit(self) -> u32 {
-        match self {
-            Self::FailedSignIns => FAILURES_PER_WINDOW,
-            Self::UnsignedWrites => UNSIGNED_WRITES_PER_WINDOW,
-        }
-    }
-}
-
 /// Failed sign-ins: an attempt is looked at first and counted once it is known to have failed,
 /// so that an address's own concurrent requests with a right token are not refused.
 pub struct FailedSignIns(Throttle);
 
 impl Default for FailedSignIns {
     fn default() -> Self {
-        Self(Throttle::new(Counted::FailedSignIns))
+        Self(Throttle::new(FAILURES_PER_WINDOW))
     }
 }
 
 impl FailedSignIns {
     /// Whether `client` may try now; if not, how long until it may.
     pub fn admit(&self, client: IpAddr) -> Result<(), Duration> {
-        self.0.admit(client)
+        self.0.admit_at(client, Instant::now())
     }
 
-    /// Counts a failure for `client`.
+    /// Counts a failure for `client`. The one that reaches the limit writes the audit line: one
+    /// per address and window, with the address, the door and the count, never what was
+    /// presented.
     pub fn count(&self, client: IpAddr, door: Door) {
-        self.0.count(client, door)
+        if let Some(failures) = self.0.count_at(client, Instant::now()) {
+            tracing::warn!(
+                audit = true,
+                remote_ip = %client,
+                door = door.as_str(),
+                failures,
+                window_secs = WINDOW.as_secs(),
+                "failed sign-ins from one address reached the limit; it is refused until its \
+                 window ends"
+            );
+        }
     }
 }
 
@@ -140,73 +136,40 @@ pub struct UnsignedWrites(Throttle);
 
 impl Default for UnsignedWrites {
     fn default() -> Self {
-        Self(Throttle::new(Counted::UnsignedWrites))
+        Self(Throttle::new(UNSIGNED_WRITES_PER_WINDOW))
     }
 }
 
 impl UnsignedWrites {
-    /// Admits and counts one write for `client`; if refused, how long until it may write.
+    /// Admits and counts one write for `client`; if refused, how long until it may write. The
+    /// one that reaches the limit writes the audit line, as a failed sign-in's does.
     pub fn take(&self, client: IpAddr, door: Door) -> Result<(), Duration> {
-        self.0.take(client, door)
+        if let Some(unsigned_writes) = self.0.take_at(client, Instant::now())? {
+            tracing::warn!(
+                audit = true,
+                remote_ip = %client,
+                door = door.as_str(),
+                unsigned_writes,
+                window_secs = WINDOW.as_secs(),
+                "writes before sign-in from one address reached the limit; it writes no more \
+                 until its window ends"
+            );
+        }
+        Ok(())
     }
 }
 
-/// The counts of one kind, of every client address.
+/// The counts of one kind, of every client address, against its `limit` a window.
 struct Throttle {
-    counted: Counted,
+    limit: u32,
     counts: Mutex<Counts>,
 }
 
 impl Throttle {
-    fn new(counted: Counted) -> Self {
+    fn new(limit: u32) -> Self {
         Self {
-            counted,
+            limit,
             counts: Mutex::default(),
-        }
-    }
-
-    fn admit(&self, client: IpAddr) -> Result<(), Duration> {
-        self.admit_at(client, Instant::now())
-    }
-
-    /// Counts one for `client`. The one that reaches the limit writes the audit line: one per
-    /// address and window, with the address, the door and the count, never what was presented.
-    fn count(&self, client: IpAddr, door: Door) {
-        if let Some(count) = self.count_at(client, Instant::now()) {
-            self.audit(client, door, count);
-        }
-    }
-
-    /// [`admit`](Self::admit) and [`count`](Self::count) at once, for what counts whatever
-    /// its outcome: requests sent together cannot all be admitted before any is counted.
-    fn take(&self, client: IpAddr, door: Door) -> Result<(), Duration> {
-        if let Some(count) = self.take_at(client, Instant::now())? {
-            self.audit(client, door, count);
-        }
-        Ok(())
-    }
-
-    fn audit(&self, client: IpAddr, door: Door, count: u32) {
-        let (remote_ip, door, window_secs) = (client, door.as_str(), WINDOW.as_secs());
-        match self.counted {
-            Counted::FailedSignIns => tracing::warn!(
-                audit = true,
-                %remote_ip,
-                door,
-                failures = count,
-                window_secs,
-                "failed sign-ins from one address reached the limit; it is refused until its \
-                 window ends"
-            ),
-            Counted::UnsignedWrites => tracing::warn!(
-                audit = true,
-                %remote_ip,
-                door,
-                unsigned_writes = count,
-                window_secs,
-                "writes before sign-in from one address reached the limit; it writes no more \
-                 until its window ends"
-            ),
         }
     }
 
@@ -217,18 +180,20 @@ impl Throttle {
     }
 
     fn admit_at(&self, client: IpAddr, now: Instant) -> Result<(), Duration> {
-        self.lock().admit(client.into(), self.counted.limit(), now)
+        self.lock().admit(client.into(), self.limit, now)
     }
 
     /// The count, when this one is the one that reaches the limit.
     fn count_at(&self, client: IpAddr, now: Instant) -> Option<u32> {
-        self.lock().count(client.into(), self.counted.limit(), now)
+        self.lock().count(client.into(), self.limit, now)
     }
 
+    /// Admits and counts under one lock: requests sent together cannot all be admitted before
+    /// any is counted.
     fn take_at(&self, client: IpAddr, now: Instant) -> Result<Option<u32>, Duration> {
-        let (mut counts, key, limit) = (self.lock(), client.into(), self.counted.limit());
-        counts.admit(key, limit, now)?;
-        Ok(counts.count(key, limit, now))
+        let (mut counts, key) = (self.lock(), client.into());
+        counts.admit(key, self.limit, now)?;
+        Ok(counts.count(key, self.limit, now))
     }
 }
 
@@ -276,7 +241,7 @@ mod tests {
 
     #[test]
     fn an_address_is_refused_after_its_failures_until_the_window_ends() {
-        let throttle = Throttle::new(Counted::FailedSignIns);
+        let throttle = Throttle::new(FAILURES_PER_WINDOW);
         let (guesser, other) = (addr("203.0.113.7"), addr("198.51.100.9"));
         let start = Instant::now();
         for n in 1..FAILURES_PER_WINDOW {
@@ -298,7 +263,7 @@ mod tests {
 
     #[test]
     fn records_stored_before_sign_in_have_a_limit_of_their_own() {
-        let throttle = Throttle::new(Counted::UnsignedWrites);
+        let throttle = Throttle::new(UNSIGNED_WRITES_PER_WINDOW);
         let (client, now) = (addr("203.0.113.7"), Instant::now());
         for n in 1..UNSIGNED_WRITES_PER_WINDOW {
             assert!(throttle.admit_at(client, now).is_ok(), "write {n}");
@@ -314,7 +279,7 @@ mod tests {
 
     #[test]
     fn what_is_taken_is_counted_as_it_is_admitted() {
-        let throttle = Throttle::new(Counted::UnsignedWrites);
+        let throttle = Throttle::new(UNSIGNED_WRITES_PER_WINDOW);
         let (client, now) = (addr("203.0.113.7"), Instant::now());
         for n in 1..UNSIGNED_WRITES_PER_WINDOW {
             assert_eq!(throttle.take_at(client, now), Ok(None), "write {n}");
@@ -330,7 +295,7 @@ mod tests {
 
     #[test]
     fn an_ipv6_network_counts_as_one_client() {
-        let throttle = Throttle::new(Counted::FailedSignIns);
+        let throttle = Throttle::new(FAILURES_PER_WINDOW);
         let now = Instant::now();
         for n in 0..FAILURES_PER_WINDOW {
             throttle.count_at(addr(&format!("2001:db8:1:2::{n:x}")), now);
@@ -346,7 +311,7 @@ mod tests {
 
     #[test]
     fn ended_windows_are_dropped() {
-        let throttle = Throttle::new(Counted::FailedSignIns);
+        let throttle = Throttle::new(FAILURES_PER_WINDOW);
         let now = Instant::now();
         throttle.count_at(addr("192.0.2.1"), now);
         throttle.count_at(addr("192.0.2.2"), now + WINDOW);

@@ -47,7 +47,7 @@ pub struct Shared {
 pub fn serve(listener: TcpListener, shared: Shared) -> std::io::Result<Server> {
     let body_limit = shared.state.body_limit();
     let tools = MemoryServer::new(Arc::clone(&shared.state.memory), mcp::instructions());
-    let mcp = web::Data::new(routes::mcp_service(
+    let mcp = web::Data::new(routes::mcp_endpoint(
         tools,
         shared.state.public_url.as_deref(),
         body_limit,

@@ -40,6 +40,7 @@ impl ToolCall {
         let ClientJsonRpcMessage::Request(request) = serde_json::from_slice(body).ok()? else {
             return None;
         };
+        // rmcp keeps a request's `_meta`, from its params too, in the request's extensions.
         if !request.request.get_meta().is_empty() {
             return None;
         }
@@ -47,9 +48,7 @@ impl ToolCall {
             return None;
         };
         let params = call.params;
-        let plain = params.meta.is_none()
-            && params.input_responses.is_none()
-            && params.request_state.is_none();
+        let plain = params.input_responses.is_none() && params.request_state.is_none();
         plain.then_some(Self {
             id: request.id,
             params,

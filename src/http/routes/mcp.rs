@@ -34,7 +34,7 @@ pub struct McpEndpoint {
 /// The transport: stateless, so that any instance answers any request; JSON answers; the
 /// `Origin` of a browser checked against the public URL (MCP transport spec, "Security
 /// Warning"), and `Host` too when the server has one.
-pub fn service(tools: MemoryServer, public_url: Option<&str>, body_limit: usize) -> McpEndpoint {
+pub fn endpoint(tools: MemoryServer, public_url: Option<&str>, body_limit: usize) -> McpEndpoint {
     let mut config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)

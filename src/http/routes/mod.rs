@@ -19,7 +19,7 @@ mod privacy;
 
 use actix_web::web;
 
-pub use mcp::service as mcp_service;
+pub use mcp::endpoint as mcp_endpoint;
 
 /// The route table.
 pub fn configure(cfg: &mut web::ServiceConfig) {
