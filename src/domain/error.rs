@@ -32,11 +32,11 @@ pub enum ValidationError {
     )]
     MissingThreadId,
     #[error(
-        "`q` has {actual} words; the limit is {limit}. Search for the few most distinctive words."
+        "`q` has {actual} words; the limit is {limit}. Ask with the person's question or its key phrase, shorter."
     )]
     QueryTooManyWords { actual: usize, limit: usize },
     #[error(
-        "`q` has {actual} characters besides spaces; the limit is {limit}. Search for fewer or shorter words."
+        "`q` has {actual} characters besides spaces; the limit is {limit}. Ask with the person's question or its key phrase, shorter."
     )]
     QueryTooLong { actual: usize, limit: usize },
     #[error("`{name}` must be {expected}.")]

@@ -13,9 +13,11 @@ mod namespace;
 mod page;
 mod profile;
 mod query;
+mod relevance;
 mod retention;
 mod search;
 mod summary;
+mod terms;
 mod thread_id;
 mod ties;
 mod time;
@@ -32,9 +34,11 @@ pub use page::{Omitted, Page, PageBuilder};
 pub use profile::{
     KEPT_PROFILE_VERSIONS, Profile, ProfileDraft, ProfileWrite, check_profile, parse_version,
 };
-pub use query::{MAX_QUERY_CHARS, MAX_QUERY_WORDS, Query, fold};
+pub use query::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, MAX_QUERY_WORDS, Query, fold};
+pub use relevance::{MAX_CANDIDATES, MAX_DRIVERS, TermCounts, TermStats, drivers};
 pub use retention::Retention;
-pub use search::{Found, Results, SearchCursor, search};
+pub use search::{Candidate, Found, Results, SearchCursor, search};
+pub use terms::terms;
 pub use summary::Summary;
 pub use thread_id::ThreadId;
 pub use time::{cursor, entry_micros, parse_instant, parse_timestamp};

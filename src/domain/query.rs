@@ -1,18 +1,20 @@
-//! Keyword search without word segmentation: text and query are compared NFKC-normalised and
-//! lowercased, so `ＡＰＩ` finds `api` and half-width katakana finds full-width.
+//! A search's question, read into the terms it is ranked by. Text and question are folded
+//! alike (NFKC, lowercase), so `ＡＰＩ` finds `api` and half-width katakana finds full-width.
 
 use unicode_normalization::UnicodeNormalization;
 
-use super::ValidationError;
+use super::{ValidationError, terms};
 
-/// Most words a query may hold. Each word is one more substring scan of every candidate (and
-/// one more term of the SQL), so the words bound a search's work; a person looking for a
-/// memory names a few distinctive words, never dozens.
-pub const MAX_QUERY_WORDS: usize = 20;
+/// Most words a question may hold: a person's question, or a long one pasted whole, fits.
+pub const MAX_QUERY_WORDS: usize = 60;
 
-/// Most characters a query's words may hold together, after folding (spaces not counted):
-/// longer words are longer scans. Room for twenty words of ten characters.
-pub const MAX_QUERY_CHARS: usize = 200;
+/// Most characters a question may hold, after folding (spaces not counted): room for a long
+/// question in Japanese, where a word has no spaces around it.
+pub const MAX_QUERY_CHARS: usize = 400;
+
+/// Most distinct terms a question is ranked by, the first it names: each is one more count
+/// the store makes, so the terms bound a search's work.
+pub const MAX_QUERY_TERMS: usize = 64;
 
 /// `text` in the form searches compare: NFKC, lowercased, NFKC again (lowercasing can leave
 /// text unnormalised).
@@ -24,42 +26,47 @@ pub fn fold(text: &str) -> String {
         .collect()
 }
 
-/// The words of a query, folded; whitespace of any width separates them.
+/// The distinct terms of a question, in the order it names them. A question may hold no term
+/// (only punctuation or stop words): it then matches nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Query(Vec<String>);
 
 impl Query {
-    /// `None` for a query with no words; refused past [`MAX_QUERY_WORDS`] or
-    /// [`MAX_QUERY_CHARS`].
+    /// `None` for a blank question; refused past [`MAX_QUERY_WORDS`] or [`MAX_QUERY_CHARS`].
     pub fn parse(raw: &str) -> Result<Option<Self>, ValidationError> {
-        let words: Vec<String> = fold(raw).split_whitespace().map(str::to_owned).collect();
-        if words.len() > MAX_QUERY_WORDS {
+        let folded = fold(raw);
+        let words = folded.split_whitespace().count();
+        if words > MAX_QUERY_WORDS {
             return Err(ValidationError::QueryTooManyWords {
-                actual: words.len(),
+                actual: words,
                 limit: MAX_QUERY_WORDS,
             });
         }
-        let chars = words.iter().map(|word| word.chars().count()).sum();
+        let chars = folded.chars().filter(|c| !c.is_whitespace()).count();
         if chars > MAX_QUERY_CHARS {
             return Err(ValidationError::QueryTooLong {
                 actual: chars,
                 limit: MAX_QUERY_CHARS,
             });
         }
-        Ok((!words.is_empty()).then_some(Self(words)))
+        if words == 0 {
+            return Ok(None);
+        }
+        let mut distinct: Vec<String> = Vec::new();
+        for term in terms(raw) {
+            if distinct.len() == MAX_QUERY_TERMS {
+                break;
+            }
+            if !distinct.contains(&term) {
+                distinct.push(term);
+            }
+        }
+        Ok(Some(Self(distinct)))
     }
 
-    pub fn words(&self) -> &[String] {
+    /// The distinct terms, in the order the question names them.
+    pub fn terms(&self) -> &[String] {
         &self.0
-    }
-
-    /// How often the words occur in `folded` text that holds every one of them; `None` when
-    /// one is missing.
-    pub fn score(&self, folded: &str) -> Option<usize> {
-        self.0.iter().try_fold(0, |total, word| {
-            let hits = folded.matches(word.as_str()).count();
-            (hits > 0).then_some(total + hits)
-        })
     }
 }
 
@@ -69,18 +76,16 @@ mod tests {
 
     #[test]
     fn width_and_case_do_not_matter() {
-        let query = Query::parse("ＡＰＩ ｶﾀｶﾅ").unwrap().unwrap();
-        assert_eq!(query.words(), ["api", "カタカナ"]);
-        assert_eq!(query.score(&fold("APIとカタカナ、api")), Some(3));
-        assert_eq!(query.score(&fold("API only")), None);
+        let wide = Query::parse("ＡＰＩ ｶﾀｶﾅ").unwrap().unwrap();
+        let narrow = Query::parse("api カタカナ").unwrap().unwrap();
+        assert_eq!(wide, narrow);
+        assert!(wide.terms().contains(&"api".to_owned()));
     }
 
     #[test]
-    fn ideographic_space_separates_words_and_blank_queries_are_none() {
-        assert_eq!(
-            Query::parse("記憶\u{3000}ロード").unwrap().unwrap().words(),
-            ["記憶", "ロード"]
-        );
+    fn repeated_terms_count_once_and_blank_questions_are_none() {
+        let query = Query::parse("memory memory MEMORY").unwrap().unwrap();
+        assert_eq!(query.terms().len(), 1);
         assert_eq!(Query::parse(" \u{3000} "), Ok(None));
     }
 
@@ -109,5 +114,13 @@ mod tests {
                 limit: MAX_QUERY_CHARS
             })
         );
+    }
+
+    #[test]
+    fn the_terms_are_bounded() {
+        let many: Vec<String> = (0..MAX_QUERY_WORDS).map(|n| format!("w{n}")).collect();
+        let query = Query::parse(&many.join(" ")).unwrap().unwrap();
+        assert_eq!(query.terms().len(), MAX_QUERY_TERMS.min(MAX_QUERY_WORDS));
+        assert_eq!(query.terms()[0], "w0");
     }
 }

@@ -1,5 +1,6 @@
-//! Search results: entries holding every word of a query, ranked by how often the words occur
-//! and then by recency, within the answer's budget, with a cursor to the rest.
+//! Search results: entries holding the question's terms, ranked by relevance (BM25, see
+//! [`relevance`](super::relevance)) and then by recency, within the answer's budget, with a
+//! cursor to the rest.
 
 use chrono::DateTime;
 use schemars::JsonSchema;
@@ -7,15 +8,30 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::budget::{Budget, cut_to_fit, json_chars};
+use super::relevance::{Scorer, TermCounts, TermStats};
 use super::ties::Ties;
-use super::{Entry, Filter, Located, Query, cursor, fold};
+use super::{Entry, Filter, Located, Query, cursor};
 
-/// One search result: a saved summary and its thread.
+/// Most terms a result names in `matched`.
+const MAX_MATCHED: usize = 8;
+
+/// One search result: a saved summary, its thread, and why it came back.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ToSchema, JsonSchema)]
 pub struct Found {
     pub thread_id: String,
     pub summary: String,
     pub timestamp: String,
+    /// The question's terms this summary holds (folded, stemmed, or two-character pieces of
+    /// Japanese and Chinese), the rarest first.
+    pub matched: Vec<String>,
+}
+
+/// An entry a store read for a search, with its terms if the store keeps them.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub item: Located,
+    /// `None`: the ranking segments the summary itself.
+    pub stats: Option<TermStats>,
 }
 
 /// Search results, best first, within the budget.
@@ -31,7 +47,8 @@ pub struct Results {
 /// Where a search's next results start: after this score and time, in result order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SearchCursor {
-    score: usize,
+    /// The score in millionths, so that it reads back exactly.
+    score: u64,
     at: i64,
 }
 
@@ -50,45 +67,54 @@ impl SearchCursor {
     }
 
     /// Whether a result of `score` at `at` comes after the cursor.
-    fn admits(self, score: usize, at: i64) -> bool {
+    fn admits(self, score: u64, at: i64) -> bool {
         score < self.score || (score == self.score && at < self.at)
     }
 }
 
-/// Ranks `candidates` (entries the filter admits; extra ones are harmless) by how often the
-/// query's words occur, then by recency, and takes the best that fit `budget` characters.
-/// Folding and scoring every candidate is the costly part: `given_up` is asked between
-/// candidates, and once it says yes the ranking stops and answers `None`.
+/// Ranks `candidates` (entries the filter admits; extra ones are harmless) by relevance to
+/// the query, then by recency, and takes the best that fit `budget` characters. Segmenting
+/// and scoring every candidate is the costly part: `given_up` is asked between candidates,
+/// and once it says yes the ranking stops and answers `None`.
 pub fn search(
-    candidates: Vec<Located>,
+    candidates: Vec<Candidate>,
     query: &Query,
+    counts: &TermCounts,
     filter: &Filter,
     after: Option<SearchCursor>,
     budget_chars: usize,
     given_up: &dyn Fn() -> bool,
 ) -> Option<Results> {
-    let mut ranked: Vec<(usize, Located)> = Vec::new();
-    for item in candidates {
+    let mut admitted: Vec<(Located, TermStats)> = Vec::new();
+    for Candidate { item, stats } in candidates {
         if given_up() {
             return None;
         }
-        if !filter.admits(&item) {
-            continue;
-        }
-        let Some(score) = query.score(&fold(&item.entry.summary)) else {
-            continue;
-        };
-        if after.is_none_or(|c| c.admits(score, item.at)) {
-            ranked.push((score, item));
+        if filter.admits(&item) {
+            let stats = stats.unwrap_or_else(|| TermStats::of(&item.entry.summary));
+            admitted.push((item, stats));
         }
     }
-    ranked.sort_by(|(sa, a), (sb, b)| sb.cmp(sa).then_with(|| Located::load_order(a, b)));
+    let all: Vec<&TermStats> = admitted.iter().map(|(_, stats)| stats).collect();
+    let scorer = Scorer::new(query, counts, &all);
+    let mut ranked: Vec<(u64, Vec<String>, Located)> = Vec::new();
+    for (item, stats) in &admitted {
+        let Some((score, mut matched)) = scorer.score(stats) else {
+            continue;
+        };
+        let score = (score * 1e6).round() as u64;
+        if after.is_none_or(|c| c.admits(score, item.at)) {
+            matched.truncate(MAX_MATCHED);
+            ranked.push((score, matched, item.clone()));
+        }
+    }
+    ranked.sort_by(|(sa, _, a), (sb, _, b)| sb.cmp(sa).then_with(|| Located::load_order(a, b)));
     let total = ranked.len();
     let mut budget = Budget::new(budget_chars);
     let mut results = Results::default();
     let mut ties = Ties::default();
     let limit = filter.limit.unwrap_or(usize::MAX);
-    for (score, item) in ranked {
+    for (score, matched, item) in ranked {
         let key = SearchCursor { score, at: item.at };
         if results.found.len() == limit {
             refuse(&mut results, &mut ties, key);
@@ -98,6 +124,7 @@ pub fn search(
             thread_id: item.thread_id,
             summary: item.entry.summary,
             timestamp: item.entry.timestamp,
+            matched,
         };
         let found = if budget.take(json_chars(&found) + 1) {
             found
@@ -108,6 +135,7 @@ pub fn search(
             };
             let overhead = json_chars(&Found {
                 thread_id: found.thread_id.clone(),
+                matched: found.matched.clone(),
                 ..Default::default()
             });
             match cut_to_fit(&entry, budget.left.saturating_sub(overhead + 1)) {
@@ -117,6 +145,7 @@ pub fn search(
                         thread_id: found.thread_id,
                         summary: cut.summary,
                         timestamp: cut.timestamp,
+                        matched: found.matched,
                     }
                 }
                 None => break,
@@ -149,19 +178,22 @@ mod tests {
     use crate::domain::budget::ENVELOPE_CHARS;
 
     /// Entries matching `word` once each, newest first; `b` and `c` saved at the same instant.
-    fn candidates() -> Vec<Located> {
+    fn candidates() -> Vec<Candidate> {
         [("a", 3), ("b", 2), ("c", 2), ("d", 1)]
             .into_iter()
             .map(|(thread, second)| {
                 let at = second * 1_000_000;
-                Located {
-                    thread_id: thread.into(),
-                    entry: Entry {
-                        summary: format!("word {thread}"),
-                        timestamp: cursor(at).unwrap(),
+                Candidate {
+                    item: Located {
+                        thread_id: thread.into(),
+                        entry: Entry {
+                            summary: format!("word {thread}"),
+                            timestamp: cursor(at).unwrap(),
+                        },
+                        at,
+                        seq: at,
                     },
-                    at,
-                    seq: at,
+                    stats: None,
                 }
             })
             .collect()
@@ -173,7 +205,11 @@ mod tests {
 
     fn search_with(filter: &Filter, after: Option<SearchCursor>, budget: usize) -> Results {
         let query = Query::parse("word").unwrap().unwrap();
-        search(candidates(), &query, filter, after, budget, &|| false).unwrap()
+        let counts = TermCounts {
+            documents: 4,
+            counts: vec![4],
+        };
+        search(candidates(), &query, &counts, filter, after, budget, &|| false).unwrap()
     }
 
     /// Room for two results, or a limit of two: the second is at the same instant as the
@@ -184,6 +220,7 @@ mod tests {
             thread_id: "a".into(),
             summary: "word a".into(),
             timestamp: cursor(3_000_000).unwrap(),
+            matched: vec!["word".into()],
         }) + 1;
         let limited = Filter {
             limit: Some(2),

@@ -11,8 +11,8 @@ use super::{
     SaveOutcome, StoreError,
 };
 use crate::domain::{
-    Entry, Filter, Located, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
-    Query, Results, Retention, SearchCursor, Thread, ThreadId,
+    Candidate, Entry, Filter, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
+    Query, Results, Retention, SearchCursor, TermCounts, Thread, ThreadId,
 };
 
 /// Puts a time limit on every call of the store it wraps, so a stuck store answers
@@ -61,13 +61,17 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
         self.bound(self.inner.page(ns, filter, page)).await
     }
 
+    async fn term_counts(&self, ns: &Namespace, query: &Query) -> Result<TermCounts, StoreError> {
+        self.bound(self.inner.term_counts(ns, query)).await
+    }
+
     async fn candidates(
         &self,
         ns: &Namespace,
         filter: &Filter,
-        query: &Query,
-    ) -> Result<Vec<Located>, StoreError> {
-        self.bound(self.inner.candidates(ns, filter, query)).await
+        terms: &[String],
+    ) -> Result<Vec<Candidate>, StoreError> {
+        self.bound(self.inner.candidates(ns, filter, terms)).await
     }
 
     /// The read and the ranking, within one limit.

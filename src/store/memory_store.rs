@@ -5,8 +5,8 @@ use async_trait::async_trait;
 use super::blocking::off_workers;
 use super::{Counts, NamespaceStats, SaveOutcome, StoreError};
 use crate::domain::{
-    Entry, Filter, Located, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
-    Query, Results, Retention, SearchCursor, Thread, ThreadId, search,
+    Candidate, Entry, Filter, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
+    Query, Results, Retention, SearchCursor, TermCounts, Thread, ThreadId, drivers, search,
 };
 
 #[async_trait]
@@ -32,20 +32,24 @@ pub trait MemoryStore: Send + Sync {
         page: PageBuilder,
     ) -> Result<Page, StoreError>;
 
-    /// Entries that may match `query` (at least every one that does) among those `filter`
-    /// admits, in no order; [`search`](crate::domain::search) ranks them.
+    /// How many of the namespace's documents hold each of `query`'s terms, and how many
+    /// documents it holds (see [`TermCounts`]).
+    async fn term_counts(&self, ns: &Namespace, query: &Query) -> Result<TermCounts, StoreError>;
+
+    /// Entries `filter` admits that hold at least one of `terms`, in no order: every one, or
+    /// at least the newest [`MAX_CANDIDATES`](crate::domain::MAX_CANDIDATES).
     async fn candidates(
         &self,
         ns: &Namespace,
         filter: &Filter,
-        query: &Query,
-    ) -> Result<Vec<Located>, StoreError>;
+        terms: &[String],
+    ) -> Result<Vec<Candidate>, StoreError>;
 
-    /// The [`candidates`](Self::candidates), ranked by [`search`]. Backends keep this one: it
-    /// is a method of the store so that [`Bounded`](super::Bounded) holds the ranking to the
-    /// read's time limit. Folding and scoring thousands of entries would hold up an async
-    /// worker, and every request it serves, so it runs on the blocking pool, and stops once
-    /// the caller gave up.
+    /// The entries holding the query's rarer terms ([`drivers`]), ranked by [`search`].
+    /// Backends keep this one: it is a method of the store so that [`Bounded`](super::Bounded)
+    /// holds the whole search to the read's time limit. Scoring a thousand entries would hold
+    /// up an async worker, and every request it serves, so it runs on the blocking pool, and
+    /// stops once the caller gave up.
     async fn search(
         &self,
         ns: &Namespace,
@@ -54,11 +58,25 @@ pub trait MemoryStore: Send + Sync {
         after: Option<SearchCursor>,
         budget_chars: usize,
     ) -> Result<Results, StoreError> {
-        let candidates = self.candidates(ns, filter, query).await?;
+        let counts = self.term_counts(ns, query).await?;
+        let drivers = drivers(query, &counts);
+        let candidates = if drivers.is_empty() {
+            Vec::new()
+        } else {
+            self.candidates(ns, filter, &drivers).await?
+        };
         let (query, filter) = (query.clone(), filter.clone());
         off_workers(move |given_up| {
             let given_up = || given_up.is_set();
-            search(candidates, &query, &filter, after, budget_chars, &given_up)
+            search(
+                candidates,
+                &query,
+                &counts,
+                &filter,
+                after,
+                budget_chars,
+                &given_up,
+            )
         })
         .await?
         .ok_or(StoreError::GivenUp)

@@ -14,8 +14,8 @@ use super::values::{
 };
 use super::writes::{append_write, delete_write, entries_write};
 use crate::domain::{
-    Entry, Filter, Located, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
-    Query, Retention, Thread, ThreadId,
+    Candidate, Entry, Filter, Located, Namespace, Page, PageBuilder, Profile, ProfileDraft,
+    ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId, terms,
 };
 use crate::store::{Counts, Dropped, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
 
@@ -113,13 +113,36 @@ impl MemoryStore for FirestoreStore {
         Ok(page.finish(totals))
     }
 
+    async fn term_counts(&self, ns: &Namespace, query: &Query) -> Result<TermCounts, StoreError> {
+        let documents = self.thread_documents(ns).await?;
+        let mut counts = vec![0; query.terms().len()];
+        for document in &documents {
+            let held: HashSet<String> = thread_entries(document)
+                .iter()
+                .flat_map(|item| terms(&item.entry.summary))
+                .collect();
+            for (count, term) in counts.iter_mut().zip(query.terms()) {
+                *count += u64::from(held.contains(term));
+            }
+        }
+        Ok(TermCounts {
+            documents: documents.len() as u64,
+            counts,
+        })
+    }
+
     async fn candidates(
         &self,
         ns: &Namespace,
         filter: &Filter,
-        _: &Query,
-    ) -> Result<Vec<Located>, StoreError> {
-        self.admitted(ns, filter).await
+        _: &[String],
+    ) -> Result<Vec<Candidate>, StoreError> {
+        Ok(self
+            .admitted(ns, filter)
+            .await?
+            .into_iter()
+            .map(|item| Candidate { item, stats: None })
+            .collect())
     }
 
     async fn forget(

@@ -7,6 +7,7 @@ mod group_commit;
 mod profile;
 mod readers;
 mod schema;
+mod search;
 mod sql;
 mod store;
 
@@ -90,8 +91,8 @@ impl SqliteStore {
             conn.pragma_update(None, "journal_mode", "WAL")?;
             conn.pragma_update(None, "synchronous", "FULL")?;
             conn.busy_timeout(lock_wait)?;
-            schema::migrate(&mut conn)?;
             schema::set_up(&conn)?;
+            schema::migrate(&mut conn)?;
             Ok(conn)
         };
         let conn =

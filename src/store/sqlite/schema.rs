@@ -1,9 +1,9 @@
 //! The SQLite schema: migrations applied in order at open, and what every connection is set up
 //! with (the SQL functions kioku adds, and room to keep its statements prepared).
 
-use rusqlite::functions::FunctionFlags;
 use rusqlite::{Connection, Transaction, params};
 
+use super::search::{add_search_index, register_functions};
 use crate::domain::{entry_micros, fold};
 
 /// Schema versions, applied in order at open; `PRAGMA user_version` records how many ran.
@@ -13,6 +13,7 @@ const MIGRATIONS: &[fn(&Transaction) -> rusqlite::Result<()>] = &[
     tidy_after_deletes,
     add_oauth_records,
     add_profiles,
+    add_search_index,
 ];
 
 /// 1: entries in save order; each thread remembers its latest entry.
@@ -146,14 +147,5 @@ const PREPARED_STATEMENTS: usize = 64;
 /// What every connection, the writer's and each reader's, needs before its first call.
 pub fn set_up(conn: &Connection) -> rusqlite::Result<()> {
     conn.set_prepared_statement_cache_capacity(PREPARED_STATEMENTS);
-    register_contains(conn)
-}
-
-/// `contains(text, word)`: SQLite's `instr` compares at every character, far slower than
-/// Rust's substring search over megabytes of text.
-fn register_contains(conn: &Connection) -> rusqlite::Result<()> {
-    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
-    conn.create_scalar_function("contains", 2, flags, |ctx| {
-        Ok(ctx.get_raw(0).as_str()?.contains(ctx.get_raw(1).as_str()?))
-    })
+    register_functions(conn)
 }

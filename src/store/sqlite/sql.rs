@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
-use crate::domain::{Entry, Filter, Located, Retention, entry_micros, fold};
+use crate::domain::{Entry, Filter, Located, Retention, entry_micros};
 use crate::store::{Counts, Dropped};
 
 /// Appends `entry` to the thread and makes it the thread's latest.
@@ -28,8 +28,6 @@ pub fn insert_entry(
         entry_micros(&entry.timestamp)
     ])?;
     let seq = conn.last_insert_rowid();
-    conn.prepare_cached("INSERT INTO entry_search (seq, folded) VALUES (?1, ?2)")?
-        .execute(params![seq, fold(&entry.summary)])?;
     conn.prepare_cached(
         "INSERT INTO threads (namespace, thread_id, last_seq) VALUES (?1, ?2, ?3)
          ON CONFLICT (namespace, thread_id) DO UPDATE SET last_seq = excluded.last_seq",

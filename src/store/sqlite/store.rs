@@ -8,10 +8,10 @@ use rusqlite::{params, params_from_iter};
 
 use super::group_commit::{Queued, commit_queued};
 use super::sql::{counts, filter_sql, insert_entry, keep_newest_threads, located};
-use super::{SqliteStore, Stop, profile};
+use super::{SqliteStore, Stop, profile, search};
 use crate::domain::{
-    Entry, Filter, Located, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
-    Query, Retention, Thread, ThreadId,
+    Candidate, Entry, Filter, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
+    Query, Retention, TermCounts, Thread, ThreadId,
 };
 use crate::store::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
 
@@ -91,29 +91,24 @@ impl MemoryStore for SqliteStore {
         .await
     }
 
+    async fn term_counts(&self, ns: &Namespace, query: &Query) -> Result<TermCounts, StoreError> {
+        let (ns, terms) = (ns.name().to_owned(), query.terms().to_vec());
+        self.read(move |conn| {
+            let (documents, counts) = search::term_counts(conn, &ns, &terms)?;
+            Ok(TermCounts { documents, counts })
+        })
+        .await
+    }
+
     async fn candidates(
         &self,
         ns: &Namespace,
         filter: &Filter,
-        query: &Query,
-    ) -> Result<Vec<Located>, StoreError> {
-        let ns = ns.name().to_owned();
-        // The limit of a search counts results, not threads: [`search`] applies it.
-        let (mut clause, mut values) = filter_sql(filter);
-        values.insert(0, Value::Text(ns));
-        for word in query.words() {
-            values.push(Value::Text(word.clone()));
-            clause.push_str(&format!(" AND contains(s.folded, ?{})", values.len()));
-        }
-        self.read(move |conn| {
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT thread_id, summary, timestamp, at_us, e.seq
-                 FROM entries e JOIN entry_search s ON s.seq = e.seq WHERE {clause}"
-            ))?;
-            stmt.query_map(params_from_iter(&values), located)?
-                .collect()
-        })
-        .await
+        terms: &[String],
+    ) -> Result<Vec<Candidate>, StoreError> {
+        let (ns, filter, terms) = (ns.name().to_owned(), filter.clone(), terms.to_vec());
+        self.read(move |conn| search::candidates(conn, &ns, &filter, &terms))
+            .await
     }
 
     async fn forget(

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Makes benches/recall/data/*.json.gz from the data sets as their authors publish them.
+
+Not run by scripts/bench-recall, which reads the files this wrote; kept so that anyone can
+check or redo the reduction. Each output holds only what the benchmark uses:
+
+    {"name", "language", "origin", "license",
+     "documents": [{"id", "text"}, ...],                 # saved in this order
+     "questions": [{"q", "relevant": [id, ...], "category"?}, ...]}
+
+    benches/recall/prepare.py locomo   path/to/locomo10.json
+    benches/recall/prepare.py jsquad   path/to/valid-v1.3.json
+    benches/recall/prepare.py xquad-en path/to/xquad.en.json
+    benches/recall/prepare.py jaquad   path/to/jaquad_dev_0000.json ... jaquad_dev_0003.json
+"""
+
+import gzip
+import json
+import re
+import sys
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "data"
+
+SOURCES = {
+    "locomo": (
+        "en",
+        "LoCoMo (Maharana et al., ACL 2024), snap-research/LoCoMo data/locomo10.json",
+        "CC BY-NC 4.0",
+    ),
+    "jsquad": (
+        "ja",
+        "JSQuAD v1.3 validation (JGLUE, Kurihara et al., LREC 2022), "
+        "yahoojapan/JGLUE datasets/jsquad-v1.3/valid-v1.3.json (the same file as v1.1's)",
+        "CC BY-SA 4.0",
+    ),
+    "xquad-en": (
+        "en",
+        "XQuAD English (Artetxe et al., ACL 2020; 240 paragraphs of the SQuAD v1.1 dev set), "
+        "google-deepmind/xquad xquad.en.json",
+        "CC BY-SA 4.0",
+    ),
+    "jaquad": (
+        "ja",
+        "JaQuAD validation (So et al., 2022), SkelterLabsInc/JaQuAD data/dev/jaquad_dev_000[0-3].json",
+        "CC BY-SA 3.0",
+    ),
+}
+
+
+def locomo(paths):
+    """Each session's `session_summary` is a document; the QA items of categories 1-4 are the
+    questions (5 is adversarial: unanswerable by design), relevant = the sessions their
+    `evidence` dialog ids name (`D3:5` is session 3). Questions with no evidence are left out."""
+    (path,) = paths
+    documents, questions, skipped = [], [], 0
+    for conversation in json.loads(Path(path).read_text()):
+        conv = conversation["sample_id"]
+        summaries = conversation["session_summary"]
+        numbers = sorted(int(re.fullmatch(r"session_(\d+)_summary", k)[1]) for k in summaries)
+        for n in numbers:
+            documents.append({"id": f"{conv}/s{n}", "text": summaries[f"session_{n}_summary"]})
+        for qa in conversation["qa"]:
+            if qa["category"] == 5:
+                continue
+            # Evidence is `D<session>:<turn>`, a few written `D:11:26` or several in one string.
+            sessions = {
+                int(m) for e in qa.get("evidence", []) for m in re.findall(r"D:?(\d+):\d+", e)
+            }
+            relevant = [f"{conv}/s{s}" for s in sorted(sessions) if s in numbers]
+            if not relevant:
+                skipped += 1
+                continue
+            questions.append(
+                {"q": qa["question"], "relevant": relevant, "category": qa["category"]}
+            )
+    print(f"locomo: {skipped} questions of categories 1-4 name no session and are left out")
+    return documents, questions
+
+
+def squad_like(articles, title_line):
+    documents, questions = [], []
+    for a, article in enumerate(articles):
+        for p, paragraph in enumerate(article["paragraphs"]):
+            doc_id = f"a{a}p{p}"
+            text = paragraph["context"]
+            if title_line:
+                # JSQuAD writes the title before the paragraph, "タイトル [SEP] 本文": the title
+                # stays, as the first line, as a summary names its subject.
+                title, sep, body = text.partition(" [SEP] ")
+                text = f"{title}\n{body}" if sep else text
+            documents.append({"id": doc_id, "text": text})
+            for qa in paragraph["qas"]:
+                if not qa.get("is_impossible", False):
+                    questions.append({"q": qa["question"], "relevant": [doc_id]})
+    return documents, questions
+
+
+def jsquad(paths):
+    (path,) = paths
+    return squad_like(json.loads(Path(path).read_text())["data"], title_line=True)
+
+
+def xquad_en(paths):
+    (path,) = paths
+    return squad_like(json.loads(Path(path).read_text())["data"], title_line=False)
+
+
+def jaquad(paths):
+    articles = []
+    for path in sorted(paths):
+        articles += json.loads(Path(path).read_text())["data"]
+    return squad_like(articles, title_line=False)
+
+
+def main():
+    name, *paths = sys.argv[1:]
+    documents, questions = {"locomo": locomo, "jsquad": jsquad, "xquad-en": xquad_en,
+                            "jaquad": jaquad}[name](paths)
+    language, origin, licence = SOURCES[name]
+    out = {"name": name, "language": language, "origin": origin, "license": licence,
+           "documents": documents, "questions": questions}
+    DATA.mkdir(exist_ok=True)
+    target = DATA / f"{name}.json.gz"
+    raw = json.dumps(out, ensure_ascii=False, separators=(",", ":")).encode()
+    # mtime=0: the same input gives the same bytes.
+    target.write_bytes(gzip.compress(raw, compresslevel=9, mtime=0))
+    chars = sum(len(d["text"]) for d in documents)
+    print(f"{target}: {len(documents)} documents ({chars:,} characters), "
+          f"{len(questions)} questions, {target.stat().st_size:,} bytes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+//! The search index: each entry's terms in an FTS5 table, for the candidates holding a term
+//! and how many entries of a namespace hold it, and each entry's [`TermStats`] for ranking.
+//!
+//! Triggers keep both in the entry's own transaction, so every way of saving, importing or
+//! forgetting keeps them exact. A term is indexed as `<namespace key>:<term>`, so a count or a
+//! lookup touches only its namespace's entries. Changing what [`terms`] answers changes the
+//! index: it then needs a migration that rebuilds it, since a delete must name what was added.
+
+use std::collections::BTreeSet;
+
+use rusqlite::functions::FunctionFlags;
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Transaction, params_from_iter};
+use sha2::{Digest, Sha256};
+
+use super::sql::{filter_sql, located};
+use crate::domain::{Candidate, Filter, MAX_CANDIDATES, TermStats, terms};
+
+/// 6: the search index, built for the entries already saved; the folded copies it replaces
+/// are gone.
+pub fn add_search_index(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "DROP TRIGGER entry_deleted;
+         DROP TABLE entry_search;
+         CREATE TABLE entry_stats (seq INTEGER PRIMARY KEY, stats BLOB NOT NULL);
+         CREATE VIRTUAL TABLE entry_terms USING fts5(
+             terms, content = '', detail = none,
+             tokenize = \"unicode61 remove_diacritics 0 categories 'L* M* N* P* S* Co'\");
+         CREATE VIRTUAL TABLE entry_term_counts USING fts5vocab(entry_terms, 'row');
+         CREATE TRIGGER entry_added AFTER INSERT ON entries BEGIN
+             INSERT INTO entry_stats (seq, stats) VALUES (new.seq, term_stats(new.summary));
+             INSERT INTO entry_terms (rowid, terms)
+                 VALUES (new.seq, index_terms(new.namespace, new.summary));
+         END;
+         CREATE TRIGGER entry_deleted AFTER DELETE ON entries BEGIN
+             DELETE FROM entry_stats WHERE seq = old.seq;
+             INSERT INTO entry_terms (entry_terms, rowid, terms)
+                 VALUES ('delete', old.seq, index_terms(old.namespace, old.summary));
+             DELETE FROM threads WHERE namespace = old.namespace AND thread_id = old.thread_id
+                 AND NOT EXISTS (SELECT 1 FROM entries
+                                 WHERE namespace = old.namespace AND thread_id = old.thread_id);
+             UPDATE threads SET last_seq = (SELECT MAX(seq) FROM entries
+                                            WHERE namespace = old.namespace
+                                              AND thread_id = old.thread_id)
+                 WHERE namespace = old.namespace AND thread_id = old.thread_id
+                   AND last_seq = old.seq;
+         END;
+         INSERT INTO entry_stats (seq, stats) SELECT seq, term_stats(summary) FROM entries;
+         INSERT INTO entry_terms (rowid, terms)
+             SELECT seq, index_terms(namespace, summary) FROM entries;",
+    )
+}
+
+/// `term_stats(summary)` and `index_terms(namespace, summary)`, for the triggers.
+pub fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    conn.create_scalar_function("term_stats", 1, flags, |ctx| {
+        Ok(TermStats::of(ctx.get_raw(0).as_str()?).to_bytes())
+    })?;
+    conn.create_scalar_function("index_terms", 2, flags, |ctx| {
+        let key = namespace_key(ctx.get_raw(0).as_str()?);
+        let distinct: BTreeSet<String> = terms(ctx.get_raw(1).as_str()?).into_iter().collect();
+        Ok(distinct
+            .iter()
+            .map(|term| format!("{key}{term}"))
+            .collect::<Vec<_>>()
+            .join(" "))
+    })
+}
+
+/// What a namespace's terms start with in the index: short, and free of any character the
+/// index's tokenizer would split at.
+fn namespace_key(ns: &str) -> String {
+    let digest = Sha256::digest(ns.as_bytes());
+    let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{hex}:")
+}
+
+/// How many of the namespace's entries hold each term, and how many it holds.
+pub fn term_counts(conn: &Connection, ns: &str, terms: &[String]) -> rusqlite::Result<(u64, Vec<u64>)> {
+    let key = namespace_key(ns);
+    let mut count = conn.prepare_cached("SELECT doc FROM entry_term_counts WHERE term = ?1")?;
+    let counts = terms
+        .iter()
+        .map(|term| {
+            count
+                .query_row([format!("{key}{term}")], |row| row.get(0))
+                .optional()
+                .map(Option::unwrap_or_default)
+        })
+        .collect::<rusqlite::Result<_>>()?;
+    let documents = conn
+        .prepare_cached("SELECT COUNT(*) FROM entries WHERE namespace = ?1")?
+        .query_row([ns], |row| row.get(0))?;
+    Ok((documents, counts))
+}
+
+/// The newest [`MAX_CANDIDATES`] entries `filter` admits holding one of `terms`.
+pub fn candidates(
+    conn: &Connection,
+    ns: &str,
+    filter: &Filter,
+    terms: &[String],
+) -> rusqlite::Result<Vec<Candidate>> {
+    let key = namespace_key(ns);
+    let (clause, mut values) = filter_sql(filter);
+    values.insert(0, Value::Text(ns.to_owned()));
+    let phrases: Vec<String> = terms
+        .iter()
+        .map(|term| format!("\"{key}{}\"", term.replace('"', "\"\"")))
+        .collect();
+    values.push(Value::Text(phrases.join(" OR ")));
+    let sql = format!(
+        "SELECT e.thread_id, e.summary, e.timestamp, e.at_us, e.seq, s.stats
+         FROM entry_terms JOIN entries e ON e.seq = entry_terms.rowid
+              JOIN entry_stats s ON s.seq = e.seq
+         WHERE entry_terms MATCH ?{} AND {clause}
+         ORDER BY e.at_us DESC LIMIT {MAX_CANDIDATES}",
+        values.len()
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    stmt.query_map(params_from_iter(&values), |row| {
+        Ok(Candidate {
+            item: located(row)?,
+            stats: TermStats::from_bytes(&row.get::<_, Vec<u8>>(5)?),
+        })
+    })?
+    .collect()
+}
