@@ -1,12 +1,337 @@
-//! The search terms of a text (interim: folded words split at anything not alphanumeric).
+//! The search terms of a text: one tokenizer both indexes memories and reads search questions.
+//!
+//! One tokenizer, so both sides of a BM25 match are cut the same way. Text is folded (NFKC,
+//! lowercase) and split by ICU4X's word segmenter with its compiled-in dictionary, which finds
+//! words in Japanese and Chinese where no spaces separate them. English words lose common
+//! function words and are stemmed (Snowball), so `memories` finds `memory`; words with digits
+//! or `_` (versions, identifiers) stay whole. CJK text also gives character bigrams over each
+//! unbroken run, crossing the dictionary's word boundaries, so a name or word the dictionary
+//! does not know still matches. Katakana is folded to hiragana in the terms (not before
+//! segmenting: the dictionary knows loanwords only in katakana).
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use icu_segmenter::options::WordBreakInvariantOptions;
+use icu_segmenter::{WordSegmenter, WordSegmenterBorrowed};
+use rust_stemmers::{Algorithm, Stemmer};
 
 use super::fold;
 
+/// Dictionary model for every complex script: CJ are dictionary-segmented either way, and it
+/// spares the LSTM code and models that `new_auto` would add for Southeast Asian scripts.
+static SEGMENTER: LazyLock<WordSegmenterBorrowed<'static>> =
+    LazyLock::new(|| WordSegmenter::new_dictionary(WordBreakInvariantOptions::default()));
+
+static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+
+/// The commonest English function words, sorted for `binary_search`: too frequent to rank by.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "am", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "did",
+    "do", "does", "for", "from", "had", "has", "have", "he", "her", "his", "how", "i", "if", "in",
+    "is", "it", "its", "me", "my", "of", "on", "or", "our", "she", "so", "that", "the", "their",
+    "them", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who",
+    "why", "with", "you", "your",
+];
+
 /// The search terms of `text`, in text order, repeats kept (a term's count is its frequency).
 pub fn terms(text: &str) -> Vec<String> {
-    fold(text)
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_owned)
-        .collect()
+    let folded = fold(text);
+    // About one term per two characters of Japanese, fewer in English: one allocation.
+    let mut out = Vec::with_capacity(folded.len() / 4);
+    let mut run = Run::default();
+    let mut start = 0;
+    for (end, kind) in SEGMENTER.segment_str(&folded).iter_with_word_type() {
+        if end == 0 {
+            continue;
+        }
+        let segment = &folded[start..end];
+        start = end;
+        // Runs are made of characters, not segments: they cross word boundaries and end at
+        // anything not CJK (space, punctuation, Latin), whatever the segmenter said.
+        let mut cjk = 0;
+        let mut other = false;
+        for c in segment.chars() {
+            if is_cjk(c) {
+                run.push(kana(c), &mut out);
+                cjk += 1;
+            } else {
+                run.end(&mut out);
+                other = true;
+            }
+        }
+        if !kind.is_word_like() {
+            continue;
+        }
+        if cjk > 0 {
+            cjk_word(segment, cjk, other, &mut run, &mut out);
+        } else {
+            latin_word(segment, &mut out);
+        }
+    }
+    run.end(&mut out);
+    out
+}
+
+/// A segmenter word holding CJK: kept unless its bigram or unigram already counts it.
+fn cjk_word(word: &str, cjk: usize, other: bool, run: &mut Run, out: &mut Vec<String>) {
+    let term = || {
+        let mut term = String::with_capacity(word.len());
+        term.extend(word.chars().map(kana));
+        term
+    };
+    match (cjk, other) {
+        // A 2-char word is one of the run's bigrams.
+        (2, false) => {}
+        // A lone hiragana is a particle (は, の, を); else the run's unigram would repeat the
+        // word if the run stays one character long.
+        (1, false) => {
+            if !word.chars().all(|c| is_hiragana_char(kana(c))) {
+                run.lone_word = run.len == 1;
+                out.push(term());
+            }
+        }
+        _ => out.push(term()),
+    }
+}
+
+/// A word of an alphabetic script: identifiers whole, stop words dropped, the rest stemmed.
+fn latin_word(word: &str, out: &mut Vec<String>) {
+    // NFKC keeps the typographic apostrophe; the stemmer knows only `'` (for `'s`).
+    let word = if word.contains('\u{2019}') {
+        Cow::Owned(word.replace('\u{2019}', "'"))
+    } else {
+        Cow::Borrowed(word)
+    };
+    // ICU keeps `v1.2.3`, `user_id`, `foo.bar` whole; a stemmer would chop their ends.
+    if word.contains(|c: char| c.is_numeric() || c == '_' || c == '.') {
+        out.push(word.into_owned());
+    } else if STOP_WORDS.binary_search(&word.as_ref()).is_err() {
+        if word.bytes().any(|b| b.is_ascii_alphabetic()) {
+            out.push(STEMMER.stem(&word).into_owned());
+        } else {
+            // Cyrillic, Greek, ...: the English stemmer has nothing to say about them.
+            out.push(word.into_owned());
+        }
+    }
+}
+
+/// The unbroken CJK run being read: its last character and its length so far.
+#[derive(Default)]
+struct Run {
+    last: Option<char>,
+    len: usize,
+    /// The run's first character was already emitted as a one-character word.
+    lone_word: bool,
+}
+
+impl Run {
+    fn push(&mut self, c: char, out: &mut Vec<String>) {
+        if let Some(last) = self.last {
+            let mut bigram = String::with_capacity(last.len_utf8() + c.len_utf8());
+            bigram.push(last);
+            bigram.push(c);
+            out.push(bigram);
+        }
+        self.last = Some(c);
+        self.len += 1;
+    }
+
+    /// A one-character run has no bigram: it counts as itself, unless a particle or a word.
+    fn end(&mut self, out: &mut Vec<String>) {
+        if let (1, Some(c), false) = (self.len, self.last, self.lone_word)
+            && !is_hiragana_char(c)
+        {
+            out.push(c.to_string());
+        }
+        *self = Run::default();
+    }
+}
+
+/// Han, kana (with ー, without ・, which separates words) and Hangul: scripts written without
+/// spaces between words, or whose words carry particles, so bigrams are worth having.
+fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{3005}'..='\u{3007}'         // 々 〆 〇
+        | '\u{3041}'..='\u{309F}'       // hiragana
+        | '\u{30A1}'..='\u{30FA}'       // katakana
+        | '\u{30FC}'..='\u{30FF}'       // ー ヽ ヾ ヿ
+        | '\u{31F0}'..='\u{31FF}'       // small katakana for Ainu
+        | '\u{3400}'..='\u{4DBF}'       // Han extension A
+        | '\u{4E00}'..='\u{9FFF}'       // Han
+        | '\u{F900}'..='\u{FAFF}'       // Han compatibility
+        | '\u{20000}'..='\u{323AF}'     // Han extensions B..H
+        | '\u{1100}'..='\u{11FF}'       // Hangul jamo
+        | '\u{A960}'..='\u{A97F}'
+        | '\u{AC00}'..='\u{D7FF}') // Hangul syllables, jamo extended B
+}
+
+/// Katakana folded to its hiragana, so カタカナ and かたかな are one term.
+fn kana(c: char) -> char {
+    match c {
+        // The counter ヶ/ヵ is read か: 3ヶ月, 3ヵ月, 3カ月 and 3か月 are one date.
+        'ヵ' | 'ヶ' | 'ゕ' | 'ゖ' => 'か',
+        '\u{30A1}'..='\u{30F6}' | '\u{30FD}'..='\u{30FE}' => {
+            char::from_u32(u32::from(c) - 0x60).unwrap_or(c)
+        }
+        _ => c,
+    }
+}
+
+/// Hiragana, or ー alone (a long mark means nothing by itself).
+fn is_hiragana_char(c: char) -> bool {
+    matches!(c, '\u{3041}'..='\u{309F}' | 'ー')
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    fn set(text: &str) -> HashSet<String> {
+        terms(text).into_iter().collect()
+    }
+
+    fn has(text: &str, wanted: &[&str]) {
+        let got = terms(text);
+        for w in wanted {
+            assert!(got.iter().any(|t| t == w), "{w:?} not in {got:?}");
+        }
+    }
+
+    #[test]
+    fn width_and_case_fold() {
+        assert_eq!(terms("ＡＰＩ"), ["api"]);
+        assert_eq!(terms("API"), terms("api"));
+        assert_eq!(terms("ｶﾀｶﾅ"), terms("カタカナ"));
+    }
+
+    #[test]
+    fn katakana_equals_hiragana() {
+        assert_eq!(terms("カタカナ"), ["かた", "たか", "かな", "かたかな"]);
+        // The hiragana spelling segments differently but its terms all match the katakana's.
+        assert!(set("かたかな").is_subset(&set("カタカナ")));
+        assert!(set("3か月").is_subset(&set("3ヶ月")));
+    }
+
+    #[test]
+    fn japanese_dictionary_words_and_bigrams_across_words() {
+        // ICU: 日本語|の|図書館|で|勉強|しま|す — 3-char words only a dictionary finds.
+        has("日本語の図書館で勉強します", &["日本語", "図書館", "勉強"]);
+        // 東京|都|に|住|んで|いま|す: bigrams span the word boundaries.
+        has(
+            "東京都に住んでいます",
+            &["東京", "都", "京都", "都に", "に住", "住ん"],
+        );
+    }
+
+    #[test]
+    fn particles_dropped_as_words_and_no_double_count() {
+        let got = terms("東京に");
+        assert_eq!(got, ["東京", "京に"]);
+        assert_eq!(terms("猫 と 犬"), ["猫", "犬"]);
+    }
+
+    #[test]
+    fn unknown_katakana_name_matches_via_bigrams() {
+        // The hiragana text segments as ぽちょ|むき|ん: no word equals the query's name.
+        let text = set("昨日ぽちょむきんが来た");
+        let query = set("ポチョムキン");
+        assert!(query.contains("ぽちょむきん"));
+        assert!(!text.contains("ぽちょむきん"));
+        assert!(text.contains("ちょ") && text.contains("むき") && text.contains("きん"));
+        assert!(
+            query.intersection(&text).count() >= 4,
+            "{query:?} vs {text:?}"
+        );
+    }
+
+    #[test]
+    fn chinese_text_segmented() {
+        has(
+            "中华人民共和国成立于1949年",
+            &["共和国", "中华", "民共", "1949", "年"],
+        );
+        has("我们在北京大学学习中文", &["北京", "大学", "学习", "京大"]);
+    }
+
+    #[test]
+    fn mixed_latin_and_japanese() {
+        assert_eq!(
+            terms("Rustで書いたAPIサーバー"),
+            [
+                "rust",
+                "で書",
+                "書",
+                "書い",
+                "いた",
+                "api",
+                "さー",
+                "ーば",
+                "ばー",
+                "さーばー"
+            ]
+        );
+    }
+
+    #[test]
+    fn hangul_words_and_bigrams() {
+        has(
+            "한국어 텍스트를",
+            &["한국어", "한국", "텍스트를", "텍스", "스트"],
+        );
+    }
+
+    #[test]
+    fn english_stemming_shares_terms() {
+        assert_eq!(terms("memories"), terms("memory"));
+        assert_eq!(terms("running"), terms("run"));
+        assert_eq!(terms("runs"), terms("run"));
+        assert_eq!(terms("Memory's"), terms("memory"));
+        assert_eq!(terms("don\u{2019}t"), terms("don't"));
+    }
+
+    #[test]
+    fn stop_words_dropped() {
+        assert_eq!(terms("What is the name of my cat?"), ["name", "cat"]);
+        assert!(
+            STOP_WORDS.windows(2).all(|w| w[0] < w[1]),
+            "sorted for binary_search"
+        );
+    }
+
+    #[test]
+    fn identifiers_numbers_versions_kept_whole() {
+        assert_eq!(
+            terms("v1.2.3 is_running 2025 IPv6 3.14 node.js"),
+            ["v1.2.3", "is_running", "2025", "ipv6", "3.14", "node.js"]
+        );
+        // ICU splits at `-` (e-mail, dates) but keeps a contraction whole.
+        assert_eq!(
+            terms("e-mail 2025-01-02 don't"),
+            ["e", "mail", "2025", "01", "02", "don't"]
+        );
+    }
+
+    #[test]
+    fn other_alphabets_are_words_not_bigrams() {
+        assert_eq!(terms("Москва Αθήνα"), ["москва", "αθήνα"]);
+    }
+
+    #[test]
+    fn punctuation_and_emoji_dropped() {
+        assert_eq!(
+            terms("hello, world! 😀 ★ 「東京」。…"),
+            ["hello", "world", "東京"]
+        );
+        assert_eq!(terms("データベース・サーバー").len(), 10);
+    }
+
+    #[test]
+    fn empty_and_whitespace_give_no_terms() {
+        assert!(terms("").is_empty());
+        assert!(terms(" \t\n\u{3000}").is_empty());
+        assert!(terms("?!、。").is_empty());
+    }
 }

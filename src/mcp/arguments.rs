@@ -20,8 +20,8 @@ pub struct SaveArguments {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LoadArguments {
-    /// Keywords: only summaries holding every word, most matches first. One or two
-    /// distinctive words work best; any language, no need to split Japanese.
+    /// Search: the person's question or its key phrase, in any language. The summaries most
+    /// relevant to it come back, best first, each with the terms it `matched`.
     #[schemars(length(max = crate::domain::MAX_QUERY_CHARS))]
     pub q: Option<String>,
     /// Only this thread.

@@ -155,8 +155,7 @@ impl Truncation {
     }
 }
 
-/// `found`, or `no_match`: nothing holds every word; try fewer words, a synonym, or the other
-/// language.
+/// `found`, or `no_match`: no summary holds any term of the question.
 #[derive(Serialize, ToSchema, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SearchStatus {
@@ -164,7 +163,8 @@ pub enum SearchStatus {
     NoMatch,
 }
 
-/// Summaries holding every word of `q`, most matches first, then most recent.
+/// The summaries most relevant to `q` (those holding more of its rarer terms), best first,
+/// then most recent.
 #[derive(Serialize, ToSchema, JsonSchema)]
 pub struct Searched {
     status: SearchStatus,

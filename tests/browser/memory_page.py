@@ -55,7 +55,7 @@ def search(page: Page, artifacts: Path) -> None:
     word = FORGET.split()[0]
     page.get_by_label("Search your memory").fill(word)
     page.get_by_role("button", name="Search", exact=True).click()
-    page.get_by_role("heading", name="Summaries that hold every word").wait_for()
+    page.get_by_role("heading", name="The summaries closest to your search").wait_for()
     expect(shows(page, FORGET), f"searching {word!r} did not find {FORGET!r}")
     expect(not shows(page, KEEP), f"searching {word!r} found {KEEP!r} too")
     view(page, artifacts, "search")
