@@ -18,9 +18,11 @@ LISTENING = re.compile(r"listening.*?address\W+([0-9.]+:\d+)")
 
 
 class Server:
-    """`namespaces` get a strong random token each; the rate limit is off, the rest default."""
+    """`namespaces` get a strong random token each; the rate limit is off; `settings` (more
+    environment variables) set the rest, else their defaults."""
 
-    def __init__(self, binary, namespaces, log_path):
+    def __init__(self, binary, namespaces, log_path, settings=None):
+        self.settings = {k: str(v) for k, v in (settings or {}).items()}
         self.binary = binary
         self.tokens = {name: secrets.token_urlsafe(32) for name in namespaces}
         self.log_path = log_path
@@ -45,6 +47,7 @@ class Server:
             KIOKU_LOG_FORMAT="text",
             API_TOKENS=",".join(f"{n}:{t}" for n, t in self.tokens.items()),
         )
+        env.update(self.settings)
         self.process = subprocess.Popen(
             [self.binary],
             env=env,

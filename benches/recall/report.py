@@ -2,6 +2,7 @@
 markers, which scripts/bench-recall rewrites."""
 
 import datetime
+import math
 import os
 import platform
 import statistics
@@ -22,7 +23,7 @@ def percentile(values, p):
     if not values:
         return None
     ordered = sorted(values)
-    return ordered[max(0, min(len(ordered) - 1, round(p / 100 * len(ordered) + 0.5) - 1))]
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
 def machine():
@@ -83,7 +84,7 @@ def categories(result):
     by = result.get("by_category")
     if not by:
         return ""
-    parts = [f"{c}: {n:,} questions, kioku {pct(k)}, BM25 {pct(b)}" for c, (n, k, b) in by]
+    parts = [f"{c}: {n:,} questions, kioku {pct(k)}, BM25 {pct(b)}" for c, n, k, b in by]
     return f"{result['name']} recall@10 by category — " + "; ".join(parts) + "."
 
 

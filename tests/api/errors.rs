@@ -2,6 +2,7 @@
 
 use std::time::{Duration, Instant};
 
+use kioku::domain::{MAX_QUERY_CHARS, MAX_QUERY_WORDS};
 use serde_json::{Value, json};
 
 use crate::helpers::{ALICE, data_file, error_json, spawn_app, spawn_app_with};
@@ -121,13 +122,16 @@ async fn an_over_long_summary_names_the_limit() {
 async fn an_oversized_search_is_refused_with_its_limit() {
     let app = spawn_app().await;
     app.save(ALICE, None, "a b c").await;
-    let words = |n: usize| vec!["a"; n].join(" ");
-    let long_word = "記".repeat(201);
+    let words = |n: usize| vec!["b"; n].join(" ");
+    let long_word = "記".repeat(MAX_QUERY_CHARS + 1);
     for (q, limit) in [
-        (words(21), 20),
-        (words(1_000), 20),
-        (long_word.clone(), 200),
-        (format!("{} ㌀", "記".repeat(197)), 200),
+        (words(MAX_QUERY_WORDS + 1), MAX_QUERY_WORDS),
+        (words(1_000), MAX_QUERY_WORDS),
+        (long_word.clone(), MAX_QUERY_CHARS),
+        (
+            format!("{} ㌀", "記".repeat(MAX_QUERY_CHARS - 3)),
+            MAX_QUERY_CHARS,
+        ),
     ] {
         let query = [("mode", "load"), ("q", q.as_str())];
         let response = app.get(Some(ALICE), &query).send().await.unwrap();
@@ -139,7 +143,7 @@ async fn an_oversized_search_is_refused_with_its_limit() {
     let body = json!({"mode": "load", "q": long_word});
     let response = app.post(Some(ALICE), &body).send().await.unwrap();
     error_json(response, 400, "query_too_long").await;
-    let most = [("mode", "load"), ("q", &words(20))];
+    let most = [("mode", "load"), ("q", &words(MAX_QUERY_WORDS))];
     let found = app.get(Some(ALICE), &most).send().await.unwrap();
     assert_eq!(found.json::<Value>().await.unwrap()["status"], "found");
 }

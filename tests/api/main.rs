@@ -33,4 +33,5 @@ mod provider;
 mod scale;
 mod schema;
 mod schemathesis;
+mod search;
 mod transfer;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use kioku::config::StoreKind;
+use kioku::domain::MAX_QUERY_WORDS;
 use reqwest::{Method, RequestBuilder};
 use serde_json::{Value, json};
 
@@ -165,14 +166,14 @@ async fn send_call(app: &TestApp, token: &str, name: &str, arguments: &Value) ->
 }
 
 /// The JSON-RPC answer of a `tools/call` answered with 200, as every tool result is.
-async fn call_tool(app: &TestApp, token: &str, name: &str, arguments: Value) -> Value {
+pub async fn call_tool(app: &TestApp, token: &str, name: &str, arguments: Value) -> Value {
     let (status, answer) = send_call(app, token, name, &arguments).await;
     assert_eq!(status, 200, "{name} {arguments}: {answer}");
     answer
 }
 
 /// The structuredContent of a tool call that succeeded.
-fn structured(answer: &Value) -> &Value {
+pub fn structured(answer: &Value) -> &Value {
     let result = &answer["result"];
     assert_ne!(result["isError"], true, "{answer}");
     assert!(result["structuredContent"].is_object(), "{answer}");
@@ -301,7 +302,7 @@ async fn mcp_refusals_are_the_http_apis_and_never_a_server_error() {
             let http = error_json(http.send().await.unwrap(), 400, code).await;
             assert_eq!(error["message"], http["message"]);
         }
-        let q = vec!["a"; 21].join(" ");
+        let q = vec!["a"; MAX_QUERY_WORDS + 1].join(" ");
         let answer = call_tool(&app, &token, "load_memories", json!({"q": q})).await;
         let error = tool_error(&answer, "query_too_long");
         let http = app.get(Some(&token), &[("mode", "load"), ("q", &q)]);

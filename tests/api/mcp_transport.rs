@@ -2,6 +2,7 @@
 //! is not a browser) and one the SDK's transport answers: alike, byte for byte, and neither
 //! taken from a browser page elsewhere or under a host kioku is not.
 
+use kioku::domain::MAX_QUERY_WORDS;
 use reqwest::RequestBuilder;
 use serde_json::json;
 
@@ -34,7 +35,10 @@ async fn a_tool_call_is_answered_alike_by_kioku_and_by_the_sdk() {
         let calls = [
             ("load_memories", json!({})),
             ("load_memories", json!({"q": "要約", "limit": 1})),
-            ("load_memories", json!({"q": vec!["a"; 21].join(" ")})),
+            (
+                "load_memories",
+                json!({"q": vec!["a"; MAX_QUERY_WORDS + 1].join(" ")}),
+            ),
             ("save_memory", json!({"summary": " "})),
             ("save_memory", json!({"summary": 42})),
             ("forget_memory", json!({"thread_id": "t-none"})),

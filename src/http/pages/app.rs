@@ -73,6 +73,8 @@ pub struct EntryView {
     pub timestamp: String,
     /// The time as a person reads it, in the server's zone.
     pub shown: String,
+    /// The search's terms it holds, for a search result.
+    pub matched: String,
 }
 
 pub struct AppView {
@@ -104,6 +106,7 @@ impl EntryView {
             summary: entry.summary.clone(),
             timestamp: entry.timestamp.clone(),
             shown: shown(&entry.timestamp),
+            matched: String::new(),
         }
     }
 
@@ -113,6 +116,7 @@ impl EntryView {
             summary: found.summary.clone(),
             timestamp: found.timestamp.clone(),
             shown: shown(&found.timestamp),
+            matched: found.matched.join(", "),
         }
     }
 }
