@@ -114,6 +114,17 @@ async fn measure(name: &str, settings: Settings, runs: usize) {
             vec![("mode", "load"), ("q", "記憶装置 ＡＰＩ")],
         ),
         (
+            "q search (a question)",
+            vec![
+                ("mode", "load"),
+                ("q", "記憶装置の設計について話した会話の要約は？"),
+            ],
+        ),
+        (
+            "q search (common terms only)",
+            vec![("mode", "load"), ("q", "会話の要約")],
+        ),
+        (
             "one thread",
             vec![("mode", "load"), ("thread_id", "thread-1234")],
         ),

@@ -109,7 +109,7 @@ async fn search_and_filters_over_http() {
         results,
         [("y", "ｶﾀｶﾅ の api と API"), ("x", "GPT の API 設計")]
     );
-    let (_, none) = load_text(&app, &[("q", "存在しない")]).await;
+    let (_, none) = load_text(&app, &[("q", "量子計算")]).await;
     assert_eq!(
         none,
         json!({"status": "no_match", "count": 0, "results": []})

@@ -149,3 +149,45 @@ pub fn set_up(conn: &Connection) -> rusqlite::Result<()> {
     conn.set_prepared_statement_cache_capacity(PREPARED_STATEMENTS);
     register_functions(conn)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Filter;
+    use crate::store::sqlite::search::{candidates, term_counts};
+
+    /// A file written before the search index: migrating builds it for what the file holds,
+    /// and the triggers keep it exact after.
+    #[test]
+    fn the_search_index_is_built_for_entries_saved_before_it() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        set_up(&conn).unwrap();
+        let tx = conn.transaction().unwrap();
+        let before = MIGRATIONS.len() - 1;
+        for migration in &MIGRATIONS[..before] {
+            migration(&tx).unwrap();
+        }
+        tx.pragma_update(None, "user_version", before).unwrap();
+        tx.execute(
+            "INSERT INTO entries (namespace, thread_id, summary, timestamp, at_us)
+             VALUES ('ns', 't', '東京で会議', '2025-01-01T00:00:00.000000+09:00', 1)",
+            [],
+        )
+        .unwrap();
+        tx.commit().unwrap();
+        migrate(&mut conn).unwrap();
+
+        let terms = ["東京".to_owned(), "大阪".to_owned()];
+        assert_eq!(term_counts(&conn, "ns", &terms).unwrap(), (1, vec![1, 0]));
+        assert_eq!(
+            term_counts(&conn, "other", &terms).unwrap(),
+            (0, vec![0, 0])
+        );
+        let found = candidates(&conn, "ns", &Filter::default(), &terms[..1]).unwrap();
+        assert_eq!(found.len(), 1);
+        assert!(found[0].stats.is_some());
+
+        conn.execute("DELETE FROM entries", []).unwrap();
+        assert_eq!(term_counts(&conn, "ns", &terms).unwrap(), (0, vec![0, 0]));
+    }
+}
