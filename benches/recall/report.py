@@ -40,7 +40,8 @@ def machine():
                     break
     except OSError:
         pass
-    return f"nproc {cpus}, {model}"
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    return f"nproc {cpus}, {model}, load average {load} at the end"
 
 
 def commit(root):

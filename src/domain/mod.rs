@@ -34,11 +34,11 @@ pub use page::{Omitted, Page, PageBuilder};
 pub use profile::{
     KEPT_PROFILE_VERSIONS, Profile, ProfileDraft, ProfileWrite, check_profile, parse_version,
 };
-pub use query::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, MAX_QUERY_WORDS, Query, fold};
+pub use query::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, MAX_QUERY_WORDS, Query};
 pub use relevance::{MAX_CANDIDATES, MAX_DRIVERS, TermCounts, TermStats, drivers};
 pub use retention::Retention;
 pub use search::{Candidate, Found, Results, SearchCursor, search};
 pub use summary::Summary;
-pub use terms::terms;
+pub use terms::{fold, terms};
 pub use thread_id::ThreadId;
 pub use time::{cursor, entry_micros, parse_instant, parse_timestamp};

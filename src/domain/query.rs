@@ -1,9 +1,7 @@
 //! A search's question, read into the terms it is ranked by. Text and question are folded
 //! alike (NFKC, lowercase), so `ＡＰＩ` finds `api` and half-width katakana finds full-width.
 
-use unicode_normalization::UnicodeNormalization;
-
-use super::{ValidationError, terms};
+use super::{ValidationError, fold, terms};
 
 /// Most words a question may hold: a person's question, or a long one pasted whole, fits.
 pub const MAX_QUERY_WORDS: usize = 60;
@@ -15,16 +13,6 @@ pub const MAX_QUERY_CHARS: usize = 400;
 /// Most distinct terms a question is ranked by, the first it names: each is one more count
 /// the store makes, so the terms bound a search's work.
 pub const MAX_QUERY_TERMS: usize = 64;
-
-/// `text` in the form searches compare: NFKC, lowercased, NFKC again (lowercasing can leave
-/// text unnormalised).
-pub fn fold(text: &str) -> String {
-    text.nfkc()
-        .collect::<String>()
-        .to_lowercase()
-        .nfkc()
-        .collect()
-}
 
 /// The distinct terms of a question, in the order it names them. A question may hold no term
 /// (only punctuation or stop words): it then matches nothing.

@@ -16,7 +16,17 @@ use icu_segmenter::options::WordBreakInvariantOptions;
 use icu_segmenter::{WordSegmenter, WordSegmenterBorrowed};
 use rust_stemmers::{Algorithm, Stemmer};
 
-use super::fold;
+use unicode_normalization::UnicodeNormalization;
+
+/// `text` in the form searches compare: NFKC, lowercased, NFKC again (lowercasing can leave
+/// text unnormalised).
+pub fn fold(text: &str) -> String {
+    text.nfkc()
+        .collect::<String>()
+        .to_lowercase()
+        .nfkc()
+        .collect()
+}
 
 /// Dictionary model for every complex script: CJ are dictionary-segmented either way, and it
 /// spares the LSTM code and models that `new_auto` would add for Southeast Asian scripts.
