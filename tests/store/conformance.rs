@@ -336,9 +336,9 @@ pub async fn a_cut_page_counts_what_it_left_out_and_the_cursor_reaches_it(
     );
 }
 
-pub async fn search_finds_every_word_in_any_width_ranked_by_matches_then_recency(
-    store: &impl MemoryStore,
-) {
+/// Any of the question's words finds an entry, in any width and case; an entry holding both
+/// comes before one holding one of them, however often.
+pub async fn search_finds_any_word_in_any_width(store: &impl MemoryStore) {
     let ns = namespace();
     save_at(
         store,
@@ -354,15 +354,11 @@ pub async fn search_finds_every_word_in_any_width_ranked_by_matches_then_recency
         .search(&ns, &Filter::default(), &query, None, usize::MAX)
         .await
         .unwrap();
-    let found: Vec<(&str, &str)> = results
-        .found
-        .iter()
-        .map(|f| (f.thread_id.as_str(), f.summary.as_str()))
-        .collect();
-    assert_eq!(
-        found,
-        [("y", "ｶﾀｶﾅ と ＡＰＩ と Api"), ("x", "カタカナ api")]
-    );
+    let found: Vec<&str> = results.found.iter().map(|f| f.summary.as_str()).collect();
+    assert_eq!(found.len(), 3, "{found:?}");
+    let both = ["カタカナ api", "ｶﾀｶﾅ と ＡＰＩ と Api"];
+    assert!(found[..2].iter().all(|s| both.contains(s)), "{found:?}");
+    assert_eq!(found[2], "API の設計、api キー");
     let query = Query::parse("ＡＰＩ").unwrap().unwrap();
     let only_x = Filter {
         thread: Some(thread("x")),
@@ -372,8 +368,11 @@ pub async fn search_finds_every_word_in_any_width_ranked_by_matches_then_recency
         .search(&ns, &only_x, &query, None, usize::MAX)
         .await
         .unwrap();
-    let found: Vec<&str> = results.found.iter().map(|f| f.summary.as_str()).collect();
-    assert_eq!(found, ["API の設計、api キー", "カタカナ api"]);
+    let found: HashSet<&str> = results.found.iter().map(|f| f.summary.as_str()).collect();
+    assert_eq!(
+        found,
+        HashSet::from(["API の設計、api キー", "カタカナ api"])
+    );
 }
 
 /// Instantiates every conformance test for one backend. `$make` is an async expression giving
@@ -411,7 +410,7 @@ macro_rules! conformance_suite {
             pages_over_many_threads_follow_load_order,
             pages_never_part_saves_made_at_the_same_instant,
             a_limited_load_over_many_threads_counts_only_its_threads,
-            search_finds_every_word_in_any_width_ranked_by_matches_then_recency,
+            search_finds_any_word_in_any_width,
             parallel_saves_with_every_limit_set_all_land,
             entries_past_their_age_are_never_a_saves_drops,
             a_repeated_save_stores_nothing_and_answers_the_entry_it_repeats,
