@@ -38,7 +38,7 @@ pub use query::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, MAX_QUERY_WORDS, Query, fold};
 pub use relevance::{MAX_CANDIDATES, MAX_DRIVERS, TermCounts, TermStats, drivers};
 pub use retention::Retention;
 pub use search::{Candidate, Found, Results, SearchCursor, search};
-pub use terms::terms;
 pub use summary::Summary;
+pub use terms::{TERMS_VERSION, terms};
 pub use thread_id::ThreadId;
 pub use time::{cursor, entry_micros, parse_instant, parse_timestamp};

@@ -10,3 +10,8 @@ pub fn terms(text: &str) -> Vec<String> {
         .map(str::to_owned)
         .collect()
 }
+
+/// The version of what [`terms`] answers. Bump it with any change to [`terms`]: Firestore keeps
+/// each thread's terms with the version that wrote them, and re-indexes the other versions'
+/// threads (SQLite rebuilds its index in a migration instead).
+pub const TERMS_VERSION: i64 = 1;

@@ -12,6 +12,7 @@ pub use crate::lifecycle::*;
 pub use crate::paging::*;
 pub use crate::profile::*;
 pub use crate::retention::*;
+pub use crate::search::*;
 
 /// No retention limit.
 pub const KEEP_ALL: Retention = Retention {
@@ -411,6 +412,9 @@ macro_rules! conformance_suite {
             pages_never_part_saves_made_at_the_same_instant,
             a_limited_load_over_many_threads_counts_only_its_threads,
             search_finds_any_word_in_any_width,
+            search_ranks_any_of_the_terms_rarest_first,
+            saves_imports_and_forgets_keep_the_index_exact,
+            entries_a_cap_drops_leave_the_index,
             parallel_saves_with_every_limit_set_all_land,
             entries_past_their_age_are_never_a_saves_drops,
             a_repeated_save_stores_nothing_and_answers_the_entry_it_repeats,

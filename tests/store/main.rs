@@ -11,6 +11,7 @@ mod original;
 mod paging;
 mod profile;
 mod retention;
+mod search;
 
 mod sqlite {
     use std::time::Duration;
