@@ -173,7 +173,10 @@ impl<'a> Scorer<'a> {
             return None;
         }
         matched.sort_by(|a, b| b.0.total_cmp(&a.0));
-        Some((score, matched.into_iter().map(|(_, t)| t.to_owned()).collect()))
+        Some((
+            score,
+            matched.into_iter().map(|(_, t)| t.to_owned()).collect(),
+        ))
     }
 }
 
@@ -188,7 +191,10 @@ mod tests {
     #[test]
     fn stats_survive_their_bytes_and_count_repeats() {
         let stats = TermStats::of("rust rust sqlite");
-        assert_eq!(TermStats::from_bytes(&stats.to_bytes()), Some(stats.clone()));
+        assert_eq!(
+            TermStats::from_bytes(&stats.to_bytes()),
+            Some(stats.clone())
+        );
         assert_eq!(stats.length, 3);
         assert_eq!(stats.frequency(hash("rust")), 2);
         assert_eq!(stats.frequency(hash("go")), 0);

@@ -209,7 +209,16 @@ mod tests {
             documents: 4,
             counts: vec![4],
         };
-        search(candidates(), &query, &counts, filter, after, budget, &|| false).unwrap()
+        search(
+            candidates(),
+            &query,
+            &counts,
+            filter,
+            after,
+            budget,
+            &|| false,
+        )
+        .unwrap()
     }
 
     /// Room for two results, or a limit of two: the second is at the same instant as the

@@ -77,7 +77,11 @@ fn namespace_key(ns: &str) -> String {
 }
 
 /// How many of the namespace's entries hold each term, and how many it holds.
-pub fn term_counts(conn: &Connection, ns: &str, terms: &[String]) -> rusqlite::Result<(u64, Vec<u64>)> {
+pub fn term_counts(
+    conn: &Connection,
+    ns: &str,
+    terms: &[String],
+) -> rusqlite::Result<(u64, Vec<u64>)> {
     let key = namespace_key(ns);
     let mut count = conn.prepare_cached("SELECT doc FROM entry_term_counts WHERE term = ?1")?;
     let counts = terms
