@@ -39,6 +39,6 @@ pub use relevance::{MAX_CANDIDATES, MAX_DRIVERS, TermCounts, TermStats, drivers}
 pub use retention::Retention;
 pub use search::{Candidate, Found, Results, SearchCursor, search};
 pub use summary::Summary;
-pub use terms::{fold, terms};
+pub use terms::{TERMS_VERSION, fold, terms};
 pub use thread_id::ThreadId;
 pub use time::{cursor, entry_micros, parse_instant, parse_timestamp};

@@ -28,6 +28,11 @@ pub fn fold(text: &str) -> String {
         .collect()
 }
 
+/// The version of what [`terms`] answers. Bump it with any change to [`terms`]: Firestore keeps
+/// each thread's terms with the version that wrote them, and re-indexes the other versions'
+/// threads (SQLite rebuilds its index in a migration instead).
+pub const TERMS_VERSION: i64 = 1;
+
 /// Dictionary model for every complex script: CJ are dictionary-segmented either way, and it
 /// spares the LSTM code and models that `new_auto` would add for Southeast Asian scripts.
 static SEGMENTER: LazyLock<WordSegmenterBorrowed<'static>> =

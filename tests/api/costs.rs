@@ -154,6 +154,60 @@ async fn a_first_page_of_a_large_namespace_reads_what_it_answers() {
     }
 }
 
+/// A search of a 2,000-thread namespace the original function wrote, once `kioku migrate` has
+/// indexed it, for a term 3 threads hold reads those 3 threads; beside them, the counts: the
+/// namespace's threads and those indexed (a read per 1,000 each), once for the term counts and
+/// once for the candidates, and the term's threads (one read).
+#[tokio::test]
+async fn a_search_of_a_large_namespace_reads_the_threads_holding_its_term() {
+    let dir = tempfile::tempdir().unwrap();
+    let id = uuid::Uuid::new_v4();
+    let token = format!("tok-{id}-0123456789abcdef");
+    let tokens = format!("ns-{id}:{token}");
+    let emulator = Emulator::start(0, Stdio::null());
+    let host = emulator.host();
+    let ns = Namespace::named(&format!("ns-{id}")).unwrap();
+    let threads: Vec<(String, Vec<Entry>)> = (0..2_000)
+        .map(|i| {
+            let word = if i % 700 == 0 { "needle" } else { "hay" };
+            let entry = Entry {
+                summary: format!("thread {i} holds {word}"),
+                timestamp: format!(
+                    "2025-08-01T{:02}:{:02}:00.000000+09:00",
+                    i / 60 % 24,
+                    i % 60
+                ),
+            };
+            (format!("t{i:04}"), vec![entry])
+        })
+        .collect();
+    write_many_as_original(&raw_db_at(&host).await, &ns, &threads).await;
+    let env = on_firestore(&tokens, &host);
+    let migrated = Command::new(env!("CARGO_BIN_EXE_kioku"))
+        .arg("migrate")
+        .env_clear()
+        .envs(env)
+        .output()
+        .unwrap();
+    assert!(
+        migrated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&migrated.stderr)
+    );
+
+    let server = Process::start(dir.path(), &env).unwrap();
+    let search = server
+        .app()
+        .get(Some(&token), &[("mode", "load"), ("q", "needle")]);
+    let found = ok_json(search.send().await.unwrap()).await;
+    let (_, log) = server.stop_and_collect();
+    assert_eq!(found["count"], 3, "{found}");
+    let (_, reads, writes) = costs(&log).remove(0);
+    let counts = 2 * (2 + 2) + 1;
+    assert_eq!(writes, Some(0));
+    assert!(reads.unwrap() <= 3 + counts, "{reads:?} reads");
+}
+
 fn answered(load: &Value) -> usize {
     load["data"].as_object().unwrap().len()
 }

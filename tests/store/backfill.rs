@@ -1,6 +1,6 @@
-//! Threads without the tracked fields (the original function's) on the emulator: loads stay
-//! exact before the backfill, after it, and when the original writes on after it; the backfill
-//! starts on its own and `migrate` runs it whole.
+//! Threads without the tracked fields and the search index (the original function's) on the
+//! emulator: loads and searches stay exact before the backfill, after it, and (loads) when the
+//! original writes on after it; the backfill starts on its own and `migrate` runs it whole.
 
 use std::time::Duration;
 
@@ -203,4 +203,34 @@ async fn namespace_figures_are_the_same_before_and_after_migrate() {
     store.migrate().await.unwrap();
     let after = figures(store.namespaces().await.unwrap()).expect("listed");
     assert_eq!(after, before);
+}
+
+/// A search finds the original's threads before the backfill (reading every thread) and after
+/// it (from the index it wrote), the same.
+#[tokio::test]
+async fn the_originals_threads_are_found_before_and_after_migrate() {
+    let (db, store) = (raw_db().await, connect().await);
+    let (ns, _) = originals(&db).await;
+    let search = |q: &'static str| {
+        let (store, ns) = (&store, &ns);
+        async move {
+            let query = kioku::domain::Query::parse(q).unwrap().unwrap();
+            let results = store
+                .search(ns, &Filter::default(), &query, None, usize::MAX)
+                .await
+                .unwrap();
+            let mut found: Vec<String> = results.found.into_iter().map(|f| f.summary).collect();
+            found.sort();
+            found
+        }
+    };
+    let before = search("o03 o07").await;
+    assert_eq!(before, ["o03 first", "o03 then", "o07 first", "o07 then"]);
+    store.migrate().await.unwrap();
+    let doc = read_raw(&db, &ns, "o03").await;
+    assert_eq!(
+        doc.fields["terms_version"].value_type,
+        Some(ValueType::IntegerValue(kioku::domain::TERMS_VERSION))
+    );
+    assert_eq!(search("o03 o07").await, before);
 }

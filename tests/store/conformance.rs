@@ -13,6 +13,7 @@ pub use crate::paging::*;
 pub use crate::profile::*;
 pub use crate::retention::*;
 pub use crate::search::*;
+pub use crate::search_index::*;
 
 /// No retention limit.
 pub const KEEP_ALL: Retention = Retention {
@@ -377,8 +378,10 @@ macro_rules! conformance_suite {
             search_needs_only_some_of_the_words,
             search_segments_japanese_and_falls_back_to_bigrams,
             search_matches_word_forms_by_their_stem,
-            forgetting_and_capping_keep_the_search_index_exact,
             imported_entries_are_found_and_past_their_age_are_not,
+            search_ranks_any_of_the_terms_rarest_first,
+            saves_imports_and_forgets_keep_the_index_exact,
+            entries_a_cap_drops_leave_the_index,
             parallel_saves_with_every_limit_set_all_land,
             entries_past_their_age_are_never_a_saves_drops,
             a_repeated_save_stores_nothing_and_answers_the_entry_it_repeats,

@@ -63,8 +63,9 @@ async fn threads_written_by_the_original_load_unchanged_and_newest_first() {
 }
 
 /// What kioku writes, the original reads: `entries` holds maps of exactly `summary` and
-/// `timestamp`, both strings; kioku adds only `updated_at`, a timestamp, and the tracked fields:
-/// the newest entry's time in microseconds and the number of entries, both integers.
+/// `timestamp`, both strings; kioku adds only `updated_at`, a timestamp, the tracked fields (the
+/// newest entry's time in microseconds and the number of entries, both integers), and the search
+/// index (the entries' distinct terms, and the version of the terms that wrote them).
 #[tokio::test]
 async fn documents_kioku_writes_have_the_original_shape() {
     let db = raw_db().await;
@@ -95,8 +96,21 @@ async fn documents_kioku_writes_have_the_original_shape() {
     fields.sort();
     assert_eq!(
         fields,
-        ["entries", "entry_count", "newest_micros", "updated_at"]
+        [
+            "entries",
+            "entry_count",
+            "newest_micros",
+            "search_terms",
+            "terms_version",
+            "updated_at"
+        ]
     );
+    let Some(ValueType::ArrayValue(terms)) = &doc.fields["search_terms"].value_type else {
+        panic!("search_terms is an array: {doc:?}");
+    };
+    let mut terms = terms.values.clone();
+    terms.sort_by_key(|v| format!("{v:?}"));
+    assert_eq!(terms, [string("one"), string("two")]);
     assert!(matches!(
         doc.fields["updated_at"].value_type,
         Some(ValueType::TimestampValue(_))

@@ -12,6 +12,7 @@ mod paging;
 mod profile;
 mod retention;
 mod search;
+mod search_index;
 
 mod sqlite {
     use std::time::Duration;

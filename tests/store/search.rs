@@ -1,12 +1,10 @@
 //! What every store's search must do: rank by relevance over the question's terms, in any
 //! width, script and word form, and keep its index exact however entries go.
 
-use std::num::NonZeroU32;
-
-use kioku::domain::{Filter, Namespace, Query, Retention, entry_micros};
+use kioku::domain::{Filter, Namespace, Query, entry_micros};
 use kioku::store::MemoryStore;
 
-use crate::conformance::{KEEP_ALL, entry, namespace, save_at, thread};
+use crate::conformance::{entry, namespace, save_at, thread};
 
 /// The (thread, summary) pairs a search for `q` answers, best first.
 async fn search_for(
@@ -133,31 +131,6 @@ pub async fn search_matches_word_forms_by_their_stem(store: &impl MemoryStore) {
     save_at(store, &ns, "b", 1, &["Ordered a new desk lamp"]).await;
     assert_eq!(threads_for(store, &ns, "memory").await, ["a"]);
     assert_eq!(threads_for(store, &ns, "marathon runs").await, ["a"]);
-}
-
-pub async fn forgetting_and_capping_keep_the_search_index_exact(store: &impl MemoryStore) {
-    let ns = namespace();
-    save_at(store, &ns, "x", 0, &["zebra unicorn"]).await;
-    save_at(store, &ns, "y", 1, &["zebra pegasus"]).await;
-    let at = entry_micros("2025-08-19T10:00:00.000000+09:00");
-    store.forget(&ns, &thread("x"), Some(at)).await.unwrap();
-    assert!(threads_for(store, &ns, "unicorn").await.is_empty());
-    assert_eq!(threads_for(store, &ns, "zebra").await, ["y"]);
-    let one = Retention {
-        max_entries_per_thread: NonZeroU32::new(1),
-        ..KEEP_ALL
-    };
-    for (summary, second) in [("giraffe first", 10), ("okapi second", 11)] {
-        let timestamp = format!("2025-08-19T10:00:{second}.000000+09:00");
-        store
-            .save(&ns, &thread("z"), &entry(summary, &timestamp), &one)
-            .await
-            .unwrap();
-    }
-    assert!(threads_for(store, &ns, "giraffe").await.is_empty());
-    assert_eq!(threads_for(store, &ns, "okapi").await, ["z"]);
-    store.forget(&ns, &thread("y"), None).await.unwrap();
-    assert!(threads_for(store, &ns, "zebra").await.is_empty());
 }
 
 pub async fn imported_entries_are_found_and_past_their_age_are_not(store: &impl MemoryStore) {

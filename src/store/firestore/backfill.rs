@@ -1,12 +1,17 @@
-//! The backfill: sets the tracked fields of threads that lack them, or whose fields no longer
-//! hold (the original function's threads, and kioku's from before the fields), so that loads
-//! of their namespaces read in order. Idempotent and resumable: it reads each namespace's
-//! threads a page at a time, by id, and writes only those whose fields do not hold, each only
-//! if still as read.
+//! The backfill: sets the tracked fields and the search index of threads that lack them, or
+//! whose fields no longer hold (the original function's threads, kioku's from before the
+//! fields, and those indexed by another version of the terms), so that loads of their
+//! namespaces read in order and searches read only the threads holding their terms.
+//! Idempotent and resumable: it reads each namespace's threads a page at a time, by id, and
+//! writes only those whose fields do not hold, each only if still as read.
 
-use firestore::gcloud_sdk::google::firestore::v1::{Document, Write};
+use std::collections::HashMap;
+
+use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, Write};
 
 use super::FirestoreStore;
+use super::index::{self, MAX_TERMS, is_indexed, thread_terms};
+use super::size::fits;
 use super::tracked::{Tracked, is_tracked};
 use super::values::{document_id, entry_values};
 use super::writes::{unchanged, update};
@@ -72,7 +77,7 @@ impl FirestoreStore {
                     .thread_page_documents(ns, after.as_deref(), PAGE)
                     .await?;
                 for doc in &documents {
-                    if !is_tracked(doc) {
+                    if needs_backfill(doc) {
                         written += self.track(doc).await?;
                     }
                 }
@@ -85,24 +90,50 @@ impl FirestoreStore {
         Ok(written)
     }
 
-    /// Sets `doc`'s tracked fields from its entries, if it is still as read; reads it again
-    /// when a save came between. Answers 1 when it wrote.
+    /// Sets `doc`'s tracked fields and search index from its entries, if it is still as read;
+    /// reads it again when a save came between. Answers 1 when it wrote.
     async fn track(&self, doc: &Document) -> Result<u64, StoreError> {
         let write = |doc: &Document| Write {
             current_document: Some(unchanged(Some(doc))),
-            ..update(
-                &doc.name,
-                Tracked::of(&entry_values(doc)).fields(),
-                Vec::new(),
-            )
+            ..update(&doc.name, backfilled(doc), Vec::new())
         };
         if let Some(written) = self.commit_unless_lost(vec![write(doc)], 1).await? {
             return Ok(written);
         }
         self.change(&doc.name, |current| match current {
-            Some(doc) if !is_tracked(doc) => Ok((Some(write(doc)), 1)),
+            Some(doc) if needs_backfill(doc) => Ok((Some(write(doc)), 1)),
             _ => Ok((None, 0)),
         })
         .await
     }
+}
+
+/// Whether the backfill has something to write to `doc`: its tracked fields do not hold, or
+/// it is not indexed by this version and can be.
+fn needs_backfill(doc: &Document) -> bool {
+    !is_tracked(doc) || (!is_indexed(doc) && index_within_limits(doc).is_some())
+}
+
+/// The fields the backfill sets on `doc`: the tracked fields, and the search index when the
+/// document can hold it.
+fn backfilled(doc: &Document) -> HashMap<String, Value> {
+    let mut fields = Tracked::of(&entry_values(doc)).fields();
+    fields.extend(index_within_limits(doc).unwrap_or_default());
+    fields
+}
+
+/// `doc`'s search index, if the document stays within Firestore's limits with it. One that
+/// does not (the original function wrote it near 1 MiB) keeps its namespace's searches reading
+/// every thread, until a save to it drops what the thread cannot keep.
+fn index_within_limits(doc: &Document) -> Option<HashMap<String, Value>> {
+    let values = entry_values(doc);
+    let terms = thread_terms(&values);
+    if terms.len() > MAX_TERMS {
+        return None;
+    }
+    let index = index::fields_of(&terms);
+    let mut fields = doc.fields.clone();
+    fields.extend(Tracked::of(&values).fields());
+    fields.extend(index.clone());
+    fits(&doc.name, &fields).then_some(index)
 }

@@ -15,6 +15,13 @@ pub const UPDATED_AT: &str = "updated_at";
 /// threads lack both until the backfill (backfill.rs) sets them.
 pub const NEWEST_MICROS: &str = "newest_micros";
 pub const ENTRY_COUNT: &str = "entry_count";
+/// Kept in step with `entries` by every kioku write (index.rs), so that a search reads only the
+/// threads holding its terms: the distinct [`terms`](crate::domain::terms) of the thread's
+/// entries (an array, which `array-contains` and `array-contains-any` query), and the
+/// [`TERMS_VERSION`](crate::domain::TERMS_VERSION) that wrote them. The original's threads lack
+/// both until the backfill sets them.
+pub const SEARCH_TERMS: &str = "search_terms";
+pub const TERMS_VERSION: &str = "terms_version";
 /// With `KIOKU_RETENTION_DAYS`, when the thread is past its age if no save comes first: the
 /// field of the thread collection group's TTL policy (docs/deploy.md).
 pub const EXPIRE_AT: &str = "expire_at";

@@ -7,6 +7,7 @@ use firestore::gcloud_sdk::prost_types::Timestamp;
 use super::FirestoreStore;
 use super::calls::counted;
 use super::failure::{commit_error, lost_race, unavailable};
+use super::index::{MAX_TERMS, held_terms, is_indexed, thread_terms, value_terms};
 use super::layout::{NEWEST_MICROS, THREADS, UPDATED_AT};
 use super::size::keep;
 use super::tracked::Tracked;
@@ -16,10 +17,11 @@ use crate::domain::{Entry, Namespace, Retention};
 use crate::store::{Dropped, StoreError};
 
 impl FirestoreStore {
-    /// Appends `entry` to the thread as read in `current`, with one commit: moving a tracked
-    /// thread's fields with atomic transforms, so that concurrent saves all land; setting a
-    /// missing or untracked thread's exactly, on condition that it is still as read. `None` when
-    /// another write came first.
+    /// Appends `entry` to the thread as read in `current`, with one commit: moving a tracked and
+    /// indexed thread's fields with atomic transforms, so that concurrent saves all land;
+    /// setting any other thread's exactly, on condition that it is still as read. `None` when
+    /// another write came first; [`StoreError::DocumentTooLarge`] when the thread's terms would
+    /// pass [`MAX_TERMS`], so that the caller drops what the thread cannot keep.
     pub(super) async fn append(
         &self,
         name: &str,
@@ -28,16 +30,25 @@ impl FirestoreStore {
         expire_at: Option<Timestamp>,
     ) -> Result<Option<()>, StoreError> {
         let value = entry_value(entry);
-        let write = match current.filter(|doc| Tracked::read(doc).is_some()) {
-            Some(_) => append_write(name, vec![value], expire_at, None),
+        let moved = current.filter(|doc| Tracked::read(doc).is_some() && is_indexed(doc));
+        let write = match moved {
+            Some(doc) => {
+                if held_terms(doc) + value_terms(&value).len() > MAX_TERMS {
+                    return Err(StoreError::DocumentTooLarge);
+                }
+                append_write(name, vec![value], expire_at, None)
+            }
             None => {
                 let mut values = current.map(entry_values).unwrap_or_default();
                 if !values.contains(&value) {
                     values.push(value.clone());
                 }
+                if thread_terms(&values).len() > MAX_TERMS {
+                    return Err(StoreError::DocumentTooLarge);
+                }
                 Write {
                     current_document: Some(unchanged(current)),
-                    ..append_write(name, vec![value], expire_at, Some(Tracked::of(&values)))
+                    ..append_write(name, vec![value], expire_at, Some(&values))
                 }
             }
         };

@@ -1,9 +1,15 @@
 //! Firestore's document size limit: what a thread keeps when an entry is appended, so that
-//! its document stays within 1 MiB.
+//! its document, search index included, stays within 1 MiB (and the index within
+//! [`MAX_TERMS`]).
+
+use std::collections::HashMap;
 
 use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, value::ValueType};
 
-use super::layout::{ENTRIES, ENTRY_COUNT, EXPIRE_AT, NEWEST_MICROS, UPDATED_AT};
+use super::index::{MAX_TERMS, Tally};
+use super::layout::{
+    ENTRIES, ENTRY_COUNT, EXPIRE_AT, NEWEST_MICROS, SEARCH_TERMS, TERMS_VERSION, UPDATED_AT,
+};
 use super::values::{entry_value, entry_values, value_micros};
 use crate::domain::{Entry, Retention};
 use crate::store::{Dropped, StoreError};
@@ -13,8 +19,9 @@ use crate::store::{Dropped, StoreError};
 const MAX_DOCUMENT_BYTES: usize = 1_048_576;
 
 /// The entries a thread keeps when `entry` is appended to `current`: those within their age
-/// and `retention`'s cap, less the oldest while the document would pass Firestore's size
-/// limit, then `entry`; and what the cap and the size limit dropped.
+/// and `retention`'s cap, less the oldest while the document (with the terms of the entries
+/// kept) would pass Firestore's size limit or [`MAX_TERMS`], then `entry`; and what the cap and
+/// the size limit dropped.
 pub fn keep(
     current: Option<&Document>,
     name: &str,
@@ -39,7 +46,15 @@ pub fn keep(
     kept.push(entry_value(entry));
 
     let rewritten = |field: &String| {
-        [ENTRIES, UPDATED_AT, NEWEST_MICROS, ENTRY_COUNT].contains(&field.as_str())
+        [
+            ENTRIES,
+            UPDATED_AT,
+            NEWEST_MICROS,
+            ENTRY_COUNT,
+            SEARCH_TERMS,
+            TERMS_VERSION,
+        ]
+        .contains(&field.as_str())
             || (expires && field == EXPIRE_AT)
     };
     let others: usize = current.map_or(0, |doc| {
@@ -57,18 +72,25 @@ pub fn keep(
         + timestamp_field(UPDATED_AT)
         + timestamp_field(NEWEST_MICROS)
         + timestamp_field(ENTRY_COUNT)
+        + string_size(SEARCH_TERMS)
+        + timestamp_field(TERMS_VERSION)
         + if expires {
             timestamp_field(EXPIRE_AT)
         } else {
             0
         };
     let mut size = fixed + kept.iter().map(value_size).sum::<usize>();
+    let mut terms = Tally::of(&kept);
+    let over = |size: usize, terms: &Tally| {
+        size + terms.bytes > MAX_DOCUMENT_BYTES || terms.terms() > MAX_TERMS
+    };
     let mut for_size = 0;
-    while size > MAX_DOCUMENT_BYTES && for_size + 1 < kept.len() {
+    while over(size, &terms) && for_size + 1 < kept.len() {
         size -= value_size(&kept[for_size]);
+        terms.drop_entry(&kept[for_size]);
         for_size += 1;
     }
-    if size > MAX_DOCUMENT_BYTES {
+    if over(size, &terms) {
         return Err(StoreError::DocumentTooLarge);
     }
     kept.drain(..for_size);
@@ -78,6 +100,15 @@ pub fn keep(
         for_size: for_size > 0,
     };
     Ok((kept, dropped))
+}
+
+/// Whether a document named `name` holding `fields` is within Firestore's size limit.
+pub fn fits(name: &str, fields: &HashMap<String, Value>) -> bool {
+    let held: usize = fields
+        .iter()
+        .map(|(field, value)| string_size(field) + value_size(value))
+        .sum();
+    document_size(name) + held <= MAX_DOCUMENT_BYTES
 }
 
 /// Storage sizes, as <https://firebase.google.com/docs/firestore/storage-size> defines them.
@@ -131,5 +162,59 @@ mod tests {
             timestamp: "ts".into(),
         });
         assert_eq!(value_size(&entry), (8 + 4) + (10 + 3));
+    }
+
+    /// A thread of `count` entries, each one word of `chars` characters that no other holds.
+    fn thread_of(count: usize, words: usize, chars: usize) -> Document {
+        let values = (0..count)
+            .map(|i| {
+                let summary: Vec<String> = (0..words)
+                    .map(|j| format!("{:0>chars$}", format!("w{i}x{j}")))
+                    .collect();
+                entry_value(&Entry {
+                    summary: summary.join(" "),
+                    timestamp: format!("2025-01-01T00:00:00.{i:06}+09:00"),
+                })
+            })
+            .collect();
+        let array = Value {
+            value_type: Some(ValueType::ArrayValue(
+                firestore::gcloud_sdk::google::firestore::v1::ArrayValue { values },
+            )),
+        };
+        Document {
+            name: "projects/p/databases/(default)/documents/memory/ns/threads/t".into(),
+            fields: HashMap::from([(ENTRIES.to_owned(), array)]),
+            ..Document::default()
+        }
+    }
+
+    fn dropped_by(current: &Document) -> u64 {
+        let new = Entry {
+            summary: "new".into(),
+            timestamp: "2025-02-01T00:00:00+09:00".into(),
+        };
+        let retention = Retention {
+            max_entries_per_thread: None,
+            max_threads: None,
+            max_age_days: None,
+        };
+        let (_, dropped) =
+            keep(Some(current), &current.name, &new, &retention, None, false).unwrap();
+        dropped.entries
+    }
+
+    /// 2,000 entries of 400 characters fit in 1 MiB, but not with their terms beside them.
+    #[test]
+    fn the_terms_count_toward_the_size_limit() {
+        let dropped = dropped_by(&thread_of(2_000, 1, 400));
+        assert!((700..1_000).contains(&dropped), "{dropped}");
+    }
+
+    /// 30 entries of 800 words each hold 24,000 terms, and the new one a term more: six of
+    /// the oldest go, leaving 20,000 or fewer.
+    #[test]
+    fn a_thread_keeps_at_most_max_terms() {
+        assert_eq!(dropped_by(&thread_of(30, 800, 1)), 6);
     }
 }

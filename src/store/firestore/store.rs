@@ -8,14 +8,13 @@ use firestore::gcloud_sdk::google::firestore::v1::Value;
 use super::FirestoreStore;
 use super::calls::Tries;
 use super::failure::unavailable;
-use super::tracked::Tracked;
 use super::values::{
     document_id, entry_value, entry_values, expiry, newest_entry, thread_entries, value_micros,
 };
 use super::writes::{append_write, delete_write, entries_write};
 use crate::domain::{
     Candidate, Entry, Filter, Located, Namespace, Page, PageBuilder, Profile, ProfileDraft,
-    ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId, terms,
+    ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId,
 };
 use crate::store::{Counts, Dropped, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
 
@@ -114,35 +113,16 @@ impl MemoryStore for FirestoreStore {
     }
 
     async fn term_counts(&self, ns: &Namespace, query: &Query) -> Result<TermCounts, StoreError> {
-        let documents = self.thread_documents(ns).await?;
-        let mut counts = vec![0; query.terms().len()];
-        for document in &documents {
-            let held: HashSet<String> = thread_entries(document)
-                .iter()
-                .flat_map(|item| terms(&item.entry.summary))
-                .collect();
-            for (count, term) in counts.iter_mut().zip(query.terms()) {
-                *count += u64::from(held.contains(term));
-            }
-        }
-        Ok(TermCounts {
-            documents: documents.len() as u64,
-            counts,
-        })
+        self.indexed_term_counts(ns, query).await
     }
 
     async fn candidates(
         &self,
         ns: &Namespace,
         filter: &Filter,
-        _: &[String],
+        terms: &[String],
     ) -> Result<Vec<Candidate>, StoreError> {
-        Ok(self
-            .admitted(ns, filter)
-            .await?
-            .into_iter()
-            .map(|item| Candidate { item, stats: None })
-            .collect())
+        self.indexed_candidates(ns, filter, terms).await
     }
 
     async fn forget(
@@ -229,8 +209,7 @@ impl MemoryStore for FirestoreStore {
             let missing: Vec<Value> = missing.into_iter().map(entry_value).collect();
             let mut values = current.map(entry_values).unwrap_or_default();
             values.extend(missing.iter().cloned());
-            let tracked = Some(Tracked::of(&values));
-            let write = (added > 0).then(|| append_write(&name, missing, None, tracked));
+            let write = (added > 0).then(|| append_write(&name, missing, None, Some(&values)));
             Ok((write, added))
         })
         .await

@@ -100,7 +100,8 @@ pub fn newest_entry(doc: &Document) -> Option<Entry> {
     }
 }
 
-fn entry(value: &Value) -> Option<Entry> {
+/// A stored entry, read leniently; `None` for a value that is not a map.
+pub fn entry(value: &Value) -> Option<Entry> {
     let Some(ValueType::MapValue(map)) = &value.value_type else {
         return None;
     };

@@ -1,6 +1,6 @@
 //! The writes kioku commits: an atomic append as the original sends it and a rewrite of the
-//! entries (each keeping the tracked fields in step), a whole document, a delete, and the
-//! preconditions that make a write safe.
+//! entries (each keeping the tracked fields and the search index in step), a whole document, a
+//! delete, and the preconditions that make a write safe.
 
 use std::collections::HashMap;
 
@@ -14,6 +14,7 @@ use firestore::gcloud_sdk::google::firestore::v1::{
 };
 use firestore::gcloud_sdk::prost_types::Timestamp;
 
+use super::index;
 use super::layout::{ENTRIES, EXPIRE_AT, UPDATED_AT};
 use super::tracked::{Tracked, appended};
 
@@ -49,19 +50,26 @@ pub fn server_time() -> FieldTransform {
 /// One write, as the original's `set({"entries": ArrayUnion([entry])}, merge=True)` sends it:
 /// a merge that creates the document if needed, then an atomic array append (so concurrent
 /// saves from any number of instances all land), plus the server's time; and the thread's
-/// expiry, when given. The tracked fields are set to `tracked` when the caller read the whole
-/// thread, and otherwise moved atomically past the appended values.
+/// expiry, when given. The tracked fields and the search index are set from `whole`, the
+/// thread's values once appended to, when the caller read the whole thread; otherwise they are
+/// moved atomically past the appended values.
 pub fn append_write(
     document: &str,
     values: Vec<Value>,
     expire_at: Option<Timestamp>,
-    tracked: Option<Tracked>,
+    whole: Option<&[Value]>,
 ) -> Write {
     let mut fields = expiry(expire_at);
     let mut transforms = Vec::new();
-    match tracked {
-        Some(tracked) => fields.extend(tracked.fields()),
-        None => transforms = appended(&values),
+    match whole {
+        Some(whole) => {
+            fields.extend(Tracked::of(whole).fields());
+            fields.extend(index::fields(whole));
+        }
+        None => {
+            transforms = appended(&values);
+            transforms.push(index::appended(&values));
+        }
     }
     let append = FieldTransform {
         field_path: ENTRIES.into(),
@@ -71,8 +79,8 @@ pub fn append_write(
     update(document, fields, transforms)
 }
 
-/// Replaces the thread's whole `entries` array and sets its tracked fields (and its expiry,
-/// when given); other fields stay.
+/// Replaces the thread's whole `entries` array and sets its tracked fields and search index
+/// (and its expiry, when given); other fields stay.
 pub fn entries_write(
     document: &str,
     values: Vec<Value>,
@@ -81,6 +89,7 @@ pub fn entries_write(
 ) -> Write {
     let mut fields = expiry(expire_at);
     fields.extend(Tracked::of(&values).fields());
+    fields.extend(index::fields(&values));
     let array = Value {
         value_type: Some(ValueType::ArrayValue(ArrayValue { values })),
     };
