@@ -131,7 +131,7 @@ fn index_within_limits(doc: &Document) -> Option<HashMap<String, Value>> {
     if terms.len() > MAX_TERMS {
         return None;
     }
-    let index = index::fields_of(&terms);
+    let index = index::fields(&terms);
     let mut fields = doc.fields.clone();
     fields.extend(Tracked::of(&values).fields());
     fields.extend(index.clone());

@@ -3,7 +3,7 @@
 //! a write that holds the whole thread, and grown by an atomic `appendMissingElements` when a
 //! save appends to an indexed thread without reading it.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use firestore::gcloud_sdk::google::firestore::v1::{
     ArrayValue, Document, Value, document_transform::FieldTransform,
@@ -36,13 +36,8 @@ pub fn thread_terms(values: &[Value]) -> BTreeSet<String> {
     values.iter().flat_map(value_terms).collect()
 }
 
-/// The index of a thread holding `values`, exactly, as a write sets it.
-pub fn fields(values: &[Value]) -> HashMap<String, Value> {
-    fields_of(&thread_terms(values))
-}
-
-/// The index of a thread holding `terms`.
-pub fn fields_of(terms: &BTreeSet<String>) -> HashMap<String, Value> {
+/// The index of a thread whose entries hold `terms`, as a write sets it.
+pub fn fields(terms: &BTreeSet<String>) -> HashMap<String, Value> {
     let terms = terms.iter().map(|t| string_value(t)).collect();
     HashMap::from([
         (SEARCH_TERMS.to_owned(), array(terms)),
@@ -53,13 +48,10 @@ pub fn fields_of(terms: &BTreeSet<String>) -> HashMap<String, Value> {
     ])
 }
 
-/// Adds the terms of `values`, appended without reading the thread, to an indexed thread's:
-/// concurrent appends all land, whatever order they land in.
-pub fn appended(values: &[Value]) -> FieldTransform {
-    let terms = thread_terms(values)
-        .iter()
-        .map(|t| string_value(t))
-        .collect();
+/// Adds `terms` (those of the entries appended, without reading the thread) to an indexed
+/// thread's: concurrent appends all land, whatever order they land in.
+pub fn appended(terms: &BTreeSet<String>) -> FieldTransform {
+    let terms = terms.iter().map(|t| string_value(t)).collect();
     FieldTransform {
         field_path: SEARCH_TERMS.into(),
         transform_type: Some(TransformType::AppendMissingElements(ArrayValue {
@@ -89,9 +81,13 @@ pub fn held_terms(doc: &Document) -> usize {
     }
 }
 
-/// The terms of a thread's entries as entries are dropped from it, for the size limit: how
-/// many entries hold each, and the storage size of the `search_terms` they make.
+/// The terms of a thread's entries as its oldest are dropped, for the size limit: how many
+/// entries hold each, and the storage size of the `search_terms` they make. Each entry is
+/// segmented once, here, however many entries the limit drops, and the write takes the terms
+/// left.
 pub struct Tally {
+    /// Each entry's terms, oldest first, of the entries still held.
+    entries: VecDeque<BTreeSet<String>>,
     holders: HashMap<String, usize>,
     /// Each term's storage size: its bytes and one.
     pub bytes: usize,
@@ -99,12 +95,17 @@ pub struct Tally {
 
 impl Tally {
     pub fn of(values: &[Value]) -> Self {
+        let entries: VecDeque<BTreeSet<String>> = values.iter().map(value_terms).collect();
         let mut holders: HashMap<String, usize> = HashMap::new();
-        for term in values.iter().flat_map(value_terms) {
-            *holders.entry(term).or_default() += 1;
+        for term in entries.iter().flatten() {
+            *holders.entry(term.clone()).or_default() += 1;
         }
         let bytes = holders.keys().map(|term| term.len() + 1).sum();
-        Self { holders, bytes }
+        Self {
+            entries,
+            holders,
+            bytes,
+        }
     }
 
     /// How many distinct terms are held.
@@ -112,9 +113,9 @@ impl Tally {
         self.holders.len()
     }
 
-    /// Takes away the terms of an entry dropped.
-    pub fn drop_entry(&mut self, value: &Value) {
-        for term in value_terms(value) {
+    /// Takes away the terms of the oldest entry still held.
+    pub fn drop_oldest(&mut self) {
+        for term in self.entries.pop_front().unwrap_or_default() {
             if let Some(held) = self.holders.get_mut(&term) {
                 *held -= 1;
                 if *held == 0 {
@@ -123,6 +124,11 @@ impl Tally {
                 }
             }
         }
+    }
+
+    /// The distinct terms of the entries still held.
+    pub fn into_terms(self) -> BTreeSet<String> {
+        self.holders.into_keys().collect()
     }
 }
 

@@ -33,22 +33,24 @@ impl FirestoreStore {
         let moved = current.filter(|doc| Tracked::read(doc).is_some() && is_indexed(doc));
         let write = match moved {
             Some(doc) => {
-                if held_terms(doc) + value_terms(&value).len() > MAX_TERMS {
+                let terms = value_terms(&value);
+                if held_terms(doc) + terms.len() > MAX_TERMS {
                     return Err(StoreError::DocumentTooLarge);
                 }
-                append_write(name, vec![value], expire_at, None)
+                append_write(name, vec![value], &terms, expire_at, None)
             }
             None => {
                 let mut values = current.map(entry_values).unwrap_or_default();
                 if !values.contains(&value) {
                     values.push(value.clone());
                 }
-                if thread_terms(&values).len() > MAX_TERMS {
+                let terms = thread_terms(&values);
+                if terms.len() > MAX_TERMS {
                     return Err(StoreError::DocumentTooLarge);
                 }
                 Write {
                     current_document: Some(unchanged(current)),
-                    ..append_write(name, vec![value], expire_at, Some(&values))
+                    ..append_write(name, vec![value], &terms, expire_at, Some(&values))
                 }
             }
         };
@@ -66,9 +68,9 @@ impl FirestoreStore {
     ) -> Result<Dropped, StoreError> {
         let cutoff = retention.cutoff();
         self.change(name, |current| {
-            let (kept, dropped) =
+            let (kept, terms, dropped) =
                 keep(current, name, entry, retention, cutoff, expire_at.is_some())?;
-            let write = entries_write(name, kept, expire_at, vec![server_time()]);
+            let write = entries_write(name, kept, &terms, expire_at, vec![server_time()]);
             Ok((Some(write), dropped))
         })
         .await

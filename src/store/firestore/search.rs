@@ -133,8 +133,10 @@ impl FirestoreStore {
         Ok(count)
     }
 
-    /// Every thread of `ns` holding one of `terms` (at most 30, as `array-contains-any`
-    /// takes), with the fields a search reads.
+    /// The threads of `ns` holding one of `terms` (at most 30, as `array-contains-any`
+    /// takes), with the fields a search reads: all of them, or [`MAX_CANDIDATES`] in the order
+    /// of their ids when more do (only when the rarest term is that common), so that no search
+    /// reads the whole namespace. Newest first would need a composite index (docs/scale.md).
     async fn holding_any(
         &self,
         ns: &Namespace,
@@ -147,6 +149,7 @@ impl FirestoreStore {
             .from(THREADS)
             .parent(self.threads_path(ns))
             .filter(|q| q.field(SEARCH_TERMS).array_contains_any(terms.to_vec()))
+            .limit(MAX_CANDIDATES as u32)
             .query()
             .await
             .map(counted)

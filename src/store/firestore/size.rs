@@ -2,7 +2,7 @@
 //! its document, search index included, stays within 1 MiB (and the index within
 //! [`MAX_TERMS`]).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, value::ValueType};
 
@@ -20,8 +20,8 @@ const MAX_DOCUMENT_BYTES: usize = 1_048_576;
 
 /// The entries a thread keeps when `entry` is appended to `current`: those within their age
 /// and `retention`'s cap, less the oldest while the document (with the terms of the entries
-/// kept) would pass Firestore's size limit or [`MAX_TERMS`], then `entry`; and what the cap and
-/// the size limit dropped.
+/// kept) would pass Firestore's size limit or [`MAX_TERMS`], then `entry`; the terms of what it
+/// keeps; and what the cap and the size limit dropped.
 pub fn keep(
     current: Option<&Document>,
     name: &str,
@@ -29,7 +29,7 @@ pub fn keep(
     retention: &Retention,
     cutoff: Option<i64>,
     expires: bool,
-) -> Result<(Vec<Value>, Dropped), StoreError> {
+) -> Result<(Vec<Value>, BTreeSet<String>, Dropped), StoreError> {
     // Entries past their age go unreported: no load shows them already.
     let mut kept: Vec<Value> = current
         .map(entry_values)
@@ -87,7 +87,7 @@ pub fn keep(
     let mut for_size = 0;
     while over(size, &terms) && for_size + 1 < kept.len() {
         size -= value_size(&kept[for_size]);
-        terms.drop_entry(&kept[for_size]);
+        terms.drop_oldest();
         for_size += 1;
     }
     if over(size, &terms) {
@@ -99,7 +99,7 @@ pub fn keep(
         threads: 0,
         for_size: for_size > 0,
     };
-    Ok((kept, dropped))
+    Ok((kept, terms.into_terms(), dropped))
 }
 
 /// Whether a document named `name` holding `fields` is within Firestore's size limit.
@@ -199,7 +199,7 @@ mod tests {
             max_threads: None,
             max_age_days: None,
         };
-        let (_, dropped) =
+        let (_, _, dropped) =
             keep(Some(current), &current.name, &new, &retention, None, false).unwrap();
         dropped.entries
     }

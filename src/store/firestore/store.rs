@@ -8,6 +8,7 @@ use firestore::gcloud_sdk::google::firestore::v1::Value;
 use super::FirestoreStore;
 use super::calls::Tries;
 use super::failure::unavailable;
+use super::index::thread_terms;
 use super::values::{
     document_id, entry_value, entry_values, expiry, newest_entry, thread_entries, value_micros,
 };
@@ -148,7 +149,8 @@ impl MemoryStore for FirestoreStore {
             } else if gone.is_empty() {
                 None
             } else {
-                Some(entries_write(&name, kept, None, Vec::new()))
+                let terms = thread_terms(&kept);
+                Some(entries_write(&name, kept, &terms, None, Vec::new()))
             };
             Ok((write, counts))
         })
@@ -209,7 +211,10 @@ impl MemoryStore for FirestoreStore {
             let missing: Vec<Value> = missing.into_iter().map(entry_value).collect();
             let mut values = current.map(entry_values).unwrap_or_default();
             values.extend(missing.iter().cloned());
-            let write = (added > 0).then(|| append_write(&name, missing, None, Some(&values)));
+            let write = (added > 0).then(|| {
+                let terms = thread_terms(&values);
+                append_write(&name, missing, &terms, None, Some(&values))
+            });
             Ok((write, added))
         })
         .await

@@ -2,7 +2,7 @@
 //! entries (each keeping the tracked fields and the search index in step), a whole document, a
 //! delete, and the preconditions that make a write safe.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use firestore::gcloud_sdk::google::firestore::v1::{
     ArrayValue, Document, DocumentMask, Precondition, Value, Write,
@@ -51,11 +51,13 @@ pub fn server_time() -> FieldTransform {
 /// a merge that creates the document if needed, then an atomic array append (so concurrent
 /// saves from any number of instances all land), plus the server's time; and the thread's
 /// expiry, when given. The tracked fields and the search index are set from `whole`, the
-/// thread's values once appended to, when the caller read the whole thread; otherwise they are
-/// moved atomically past the appended values.
+/// thread's values once appended to, when the caller read the whole thread (`terms` being the
+/// whole thread's); otherwise they are moved atomically past the appended values (`terms` being
+/// theirs). The caller segments the entries once, for its checks and this write alike.
 pub fn append_write(
     document: &str,
     values: Vec<Value>,
+    terms: &BTreeSet<String>,
     expire_at: Option<Timestamp>,
     whole: Option<&[Value]>,
 ) -> Write {
@@ -64,11 +66,11 @@ pub fn append_write(
     match whole {
         Some(whole) => {
             fields.extend(Tracked::of(whole).fields());
-            fields.extend(index::fields(whole));
+            fields.extend(index::fields(terms));
         }
         None => {
             transforms = appended(&values);
-            transforms.push(index::appended(&values));
+            transforms.push(index::appended(terms));
         }
     }
     let append = FieldTransform {
@@ -79,17 +81,18 @@ pub fn append_write(
     update(document, fields, transforms)
 }
 
-/// Replaces the thread's whole `entries` array and sets its tracked fields and search index
-/// (and its expiry, when given); other fields stay.
+/// Replaces the thread's whole `entries` array and sets its tracked fields and search index,
+/// `terms` being those of `values` (and its expiry, when given); other fields stay.
 pub fn entries_write(
     document: &str,
     values: Vec<Value>,
+    terms: &BTreeSet<String>,
     expire_at: Option<Timestamp>,
     transforms: Vec<FieldTransform>,
 ) -> Write {
     let mut fields = expiry(expire_at);
     fields.extend(Tracked::of(&values).fields());
-    fields.extend(index::fields(&values));
+    fields.extend(index::fields(terms));
     let array = Value {
         value_type: Some(ValueType::ArrayValue(ArrayValue { values })),
     };

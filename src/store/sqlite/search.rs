@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use rusqlite::functions::FunctionFlags;
 use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, Transaction, params_from_iter};
+use rusqlite::{Connection, Transaction, params_from_iter};
 use sha2::{Digest, Sha256};
 
 use super::sql::{filter_sql, located};
@@ -26,7 +26,6 @@ pub fn add_search_index(tx: &Transaction) -> rusqlite::Result<()> {
          CREATE VIRTUAL TABLE entry_terms USING fts5(
              terms, content = '', detail = none,
              tokenize = \"unicode61 remove_diacritics 0 categories 'L* M* N* P* S* Co'\");
-         CREATE VIRTUAL TABLE entry_term_counts USING fts5vocab(entry_terms, 'row');
          CREATE TRIGGER entry_added AFTER INSERT ON entries BEGIN
              INSERT INTO entry_stats (seq, stats) VALUES (new.seq, term_stats(new.summary));
              INSERT INTO entry_terms (rowid, terms)
@@ -76,22 +75,19 @@ fn namespace_key(ns: &str) -> String {
     format!("{hex}:")
 }
 
-/// How many of the namespace's entries hold each term, and how many it holds.
+/// How many of the namespace's entries hold each term, and how many it holds. Each count reads
+/// only its term's list of entries (an `fts5vocab` table would read every term's).
 pub fn term_counts(
     conn: &Connection,
     ns: &str,
     terms: &[String],
 ) -> rusqlite::Result<(u64, Vec<u64>)> {
     let key = namespace_key(ns);
-    let mut count = conn.prepare_cached("SELECT doc FROM entry_term_counts WHERE term = ?1")?;
+    let mut count =
+        conn.prepare_cached("SELECT COUNT(*) FROM entry_terms WHERE entry_terms MATCH ?1")?;
     let counts = terms
         .iter()
-        .map(|term| {
-            count
-                .query_row([format!("{key}{term}")], |row| row.get(0))
-                .optional()
-                .map(Option::unwrap_or_default)
-        })
+        .map(|term| count.query_row([phrase(&key, term)], |row| row.get(0)))
         .collect::<rusqlite::Result<_>>()?;
     let documents = conn
         .prepare_cached("SELECT COUNT(*) FROM entries WHERE namespace = ?1")?
@@ -109,10 +105,7 @@ pub fn candidates(
     let key = namespace_key(ns);
     let (clause, mut values) = filter_sql(filter);
     values.insert(0, Value::Text(ns.to_owned()));
-    let phrases: Vec<String> = terms
-        .iter()
-        .map(|term| format!("\"{key}{}\"", term.replace('"', "\"\"")))
-        .collect();
+    let phrases: Vec<String> = terms.iter().map(|term| phrase(&key, term)).collect();
     values.push(Value::Text(phrases.join(" OR ")));
     let sql = format!(
         "SELECT e.thread_id, e.summary, e.timestamp, e.at_us, e.seq, s.stats
@@ -130,4 +123,10 @@ pub fn candidates(
         })
     })?
     .collect()
+}
+
+/// `term` of the namespace keyed `key` as an FTS5 query names it: a quoted string, so that no
+/// character in it is read as query syntax.
+fn phrase(key: &str, term: &str) -> String {
+    format!("\"{key}{}\"", term.replace('"', "\"\""))
 }
