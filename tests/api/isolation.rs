@@ -15,8 +15,8 @@ use crate::helpers::{ALICE, BOB, data_file, spawn_app_with};
 
 /// The large namespace: entries of `ENTRY_CHARS` characters, `PER_THREAD` to a thread; more
 /// than the candidates a search ranks, so that every search ranks as many as it may.
-const ENTRIES: usize = 2_000;
-const ENTRY_CHARS: usize = 1_000;
+const ENTRIES: usize = 1_200;
+const ENTRY_CHARS: usize = 400;
 const PER_THREAD: usize = 100;
 
 /// How many searches each searcher makes in turn: a search's candidates are bounded, so one

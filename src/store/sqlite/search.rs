@@ -95,7 +95,9 @@ pub fn term_counts(
     Ok((documents, counts))
 }
 
-/// The newest [`MAX_CANDIDATES`] entries `filter` admits holding one of `terms`.
+/// The newest [`MAX_CANDIDATES`] entries `filter` admits holding one of `terms`. The index
+/// leads (`CROSS JOIN` keeps it the outer loop): the planner would otherwise walk the namespace
+/// in time order to skip the sort, and ask the index about every entry.
 pub fn candidates(
     conn: &Connection,
     ns: &str,
@@ -109,8 +111,8 @@ pub fn candidates(
     values.push(Value::Text(phrases.join(" OR ")));
     let sql = format!(
         "SELECT e.thread_id, e.summary, e.timestamp, e.at_us, e.seq, s.stats
-         FROM entry_terms JOIN entries e ON e.seq = entry_terms.rowid
-              JOIN entry_stats s ON s.seq = e.seq
+         FROM entry_terms CROSS JOIN entries e ON e.seq = entry_terms.rowid
+              CROSS JOIN entry_stats s ON s.seq = e.seq
          WHERE entry_terms MATCH ?{} AND {clause}
          ORDER BY e.at_us DESC LIMIT {MAX_CANDIDATES}",
         values.len()
