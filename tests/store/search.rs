@@ -39,6 +39,9 @@ pub async fn search_folds_width_and_case_and_keeps_to_the_filter(store: &impl Me
     save_at(store, &ns, "y", 3, &["ｶﾀｶﾅ と ＡＰＩ"]).await;
     let found = threads_for(store, &ns, "api").await;
     assert_eq!(found.len(), 2, "{found:?}");
+    // Characters no index tokenizer keeps (unassigned, controls) beside a term never break it.
+    let odd = threads_for(store, &ns, "\u{e955a}\u{329c}*\u{1}\u{b9}v api").await;
+    assert_eq!(odd.len(), 2, "{odd:?}");
     let only_x = Filter {
         thread: Some(thread("x")),
         ..Filter::default()

@@ -2,9 +2,10 @@
 //! and how many entries of a namespace hold it, and each entry's [`TermStats`] for ranking.
 //!
 //! Triggers keep both in the entry's own transaction, so every way of saving, importing or
-//! forgetting keeps them exact. A term is indexed as `<namespace key>:<term>`, so a count or a
-//! lookup touches only its namespace's entries. Changing what [`terms`] answers changes the
-//! index: it then needs a migration that rebuilds it, since a delete must name what was added.
+//! forgetting keeps them exact. A term is indexed as `<namespace key>:<hash of the term>`, so a
+//! count or a lookup touches only its namespace's entries. Changing what [`terms`] answers
+//! changes the index: it then needs a migration that rebuilds it, since a delete must name what
+//! was added.
 
 use std::collections::BTreeSet;
 
@@ -61,7 +62,7 @@ pub fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
         let distinct: BTreeSet<String> = terms(ctx.get_raw(1).as_str()?).into_iter().collect();
         Ok(distinct
             .iter()
-            .map(|term| format!("{key}{term}"))
+            .map(|term| token(&key, term))
             .collect::<Vec<_>>()
             .join(" "))
     })
@@ -127,8 +128,18 @@ pub fn candidates(
     .collect()
 }
 
-/// `term` of the namespace keyed `key` as an FTS5 query names it: a quoted string, so that no
-/// character in it is read as query syntax.
+/// `term` of the namespace keyed `key` as an FTS5 query names it: quoted, so that nothing in it
+/// is read as query syntax.
 fn phrase(key: &str, term: &str) -> String {
-    format!("\"{key}{}\"", term.replace('"', "\"\""))
+    format!("\"{}\"", token(key, term))
+}
+
+/// `term` of the namespace keyed `key` as the index holds it: a hash in hex, so that it is always
+/// one token of the index's tokenizer, whatever characters the term holds (a term the tokenizer
+/// split would be a phrase, which an index without positions cannot answer).
+fn token(key: &str, term: &str) -> String {
+    let hash = term.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{key}{hash:016x}")
 }
