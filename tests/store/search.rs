@@ -7,7 +7,7 @@ use kioku::store::MemoryStore;
 use crate::conformance::{entry, namespace, save_at, thread};
 
 /// The (thread, summary) pairs a search for `q` answers, best first.
-async fn search_for(
+pub async fn search_for(
     store: &impl MemoryStore,
     ns: &Namespace,
     filter: &Filter,

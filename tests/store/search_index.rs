@@ -5,17 +5,14 @@
 
 use std::num::NonZeroU32;
 
-use kioku::domain::{Filter, Namespace, Query, Retention, ThreadId};
+use kioku::domain::{Filter, Namespace, Query, Retention};
 use kioku::store::MemoryStore;
 
-use crate::conformance::{KEEP_ALL, entry, namespace};
+use crate::conformance::{KEEP_ALL, entry, namespace, thread};
+use crate::search::search_for;
 
 fn at(second: usize) -> String {
     format!("2025-04-01T10:00:{second:02}.000000+09:00")
-}
-
-fn thread(id: &str) -> ThreadId {
-    ThreadId::parse(id).unwrap()
 }
 
 fn query(raw: &str) -> Query {
@@ -24,14 +21,7 @@ fn query(raw: &str) -> Query {
 
 /// The threads and summaries a search finds, best first.
 async fn found(store: &impl MemoryStore, ns: &Namespace, q: &str) -> Vec<(String, String)> {
-    store
-        .search(ns, &Filter::default(), &query(q), None, usize::MAX)
-        .await
-        .unwrap()
-        .found
-        .into_iter()
-        .map(|f| (f.thread_id, f.summary))
-        .collect()
+    search_for(store, ns, &Filter::default(), q).await
 }
 
 /// How many of the namespace's documents hold each of the question's terms.
