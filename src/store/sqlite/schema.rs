@@ -3,7 +3,7 @@
 
 use rusqlite::{Connection, Transaction, params};
 
-use super::search::{add_search_index, register_functions};
+use super::search::{add_search_index, record_terms_version, register_functions, reindex_if_stale};
 use crate::domain::{entry_micros, fold};
 
 /// Schema versions, applied in order at open; `PRAGMA user_version` records how many ran.
@@ -14,6 +14,7 @@ const MIGRATIONS: &[fn(&Transaction) -> rusqlite::Result<()>] = &[
     add_oauth_records,
     add_profiles,
     add_search_index,
+    record_terms_version,
 ];
 
 /// 1: entries in save order; each thread remembers its latest entry.
@@ -137,6 +138,9 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
         migration(&tx)?;
         tx.pragma_update(None, "user_version", version + 1)?;
     }
+    if let Some(entries) = reindex_if_stale(&tx)? {
+        tracing::info!(entries, "search index rebuilt for this version's terms");
+    }
     tx.commit()
 }
 
@@ -156,18 +160,15 @@ mod tests {
     use crate::domain::Filter;
     use crate::store::sqlite::search::{candidates, term_counts};
 
-    /// A file written before the search index: migrating builds it for what the file holds,
-    /// and the triggers keep it exact after.
-    #[test]
-    fn the_search_index_is_built_for_entries_saved_before_it() {
+    /// A file the first `version` migrations made, holding one entry.
+    fn file_at(version: usize) -> Connection {
         let mut conn = Connection::open_in_memory().unwrap();
         set_up(&conn).unwrap();
         let tx = conn.transaction().unwrap();
-        let before = MIGRATIONS.len() - 1;
-        for migration in &MIGRATIONS[..before] {
+        for migration in &MIGRATIONS[..version] {
             migration(&tx).unwrap();
         }
-        tx.pragma_update(None, "user_version", before).unwrap();
+        tx.pragma_update(None, "user_version", version).unwrap();
         tx.execute(
             "INSERT INTO entries (namespace, thread_id, summary, timestamp, at_us)
              VALUES ('ns', 't', '東京で会議', '2025-01-01T00:00:00.000000+09:00', 1)",
@@ -175,19 +176,51 @@ mod tests {
         )
         .unwrap();
         tx.commit().unwrap();
+        conn
+    }
+
+    const TERMS: [&str; 2] = ["東京", "大阪"];
+
+    fn counts(conn: &Connection, ns: &str) -> (u64, Vec<u64>) {
+        term_counts(conn, ns, &TERMS.map(String::from)).unwrap()
+    }
+
+    /// A file written before the search index: migrating builds it for what the file holds,
+    /// and the triggers keep it exact after.
+    #[test]
+    fn the_search_index_is_built_for_entries_saved_before_it() {
+        let before = MIGRATIONS
+            .iter()
+            .position(|m| std::ptr::fn_addr_eq(*m, add_search_index as fn(&_) -> _))
+            .unwrap();
+        let mut conn = file_at(before);
         migrate(&mut conn).unwrap();
 
-        let terms = ["東京".to_owned(), "大阪".to_owned()];
-        assert_eq!(term_counts(&conn, "ns", &terms).unwrap(), (1, vec![1, 0]));
-        assert_eq!(
-            term_counts(&conn, "other", &terms).unwrap(),
-            (0, vec![0, 0])
-        );
-        let found = candidates(&conn, "ns", &Filter::default(), &terms[..1]).unwrap();
+        assert_eq!(counts(&conn, "ns"), (1, vec![1, 0]));
+        assert_eq!(counts(&conn, "other"), (0, vec![0, 0]));
+        let found = candidates(&conn, "ns", &Filter::default(), &[TERMS[0].to_owned()]).unwrap();
         assert_eq!(found.len(), 1);
         assert!(found[0].stats.is_some());
 
         conn.execute("DELETE FROM entries", []).unwrap();
-        assert_eq!(term_counts(&conn, "ns", &terms).unwrap(), (0, vec![0, 0]));
+        assert_eq!(counts(&conn, "ns"), (0, vec![0, 0]));
+    }
+
+    /// An index another version of the terms built is built again at open, and a delete
+    /// after it still forgets exactly what it added.
+    #[test]
+    fn an_index_of_another_terms_version_is_rebuilt() {
+        let mut conn = file_at(MIGRATIONS.len());
+        conn.execute_batch(
+            "INSERT INTO entry_terms (entry_terms) VALUES ('delete-all');
+             UPDATE search_index SET terms_version = 0;",
+        )
+        .unwrap();
+        assert_eq!(counts(&conn, "ns"), (1, vec![0, 0]));
+        migrate(&mut conn).unwrap();
+        assert_eq!(counts(&conn, "ns"), (1, vec![1, 0]));
+
+        conn.execute("DELETE FROM entries", []).unwrap();
+        assert_eq!(counts(&conn, "ns"), (0, vec![0, 0]));
     }
 }

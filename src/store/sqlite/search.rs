@@ -3,9 +3,8 @@
 //!
 //! Triggers keep both in the entry's own transaction, so every way of saving, importing or
 //! forgetting keeps them exact. A term is indexed as `<namespace key>:<hash of the term>`, so a
-//! count or a lookup touches only its namespace's entries. Changing what [`terms`] answers
-//! changes the index: it then needs a migration that rebuilds it, since a delete must name what
-//! was added.
+//! count or a lookup touches only its namespace's entries. The index records the
+//! [`TERMS_VERSION`] that built it, and is built again at open under another.
 
 use std::collections::BTreeSet;
 
@@ -15,7 +14,7 @@ use rusqlite::{Connection, Transaction, params_from_iter};
 use sha2::{Digest, Sha256};
 
 use super::sql::{filter_sql, located};
-use crate::domain::{Candidate, Filter, MAX_CANDIDATES, TermStats, terms};
+use crate::domain::{Candidate, Filter, MAX_CANDIDATES, TERMS_VERSION, TermStats, terms};
 
 /// 6: the search index, built for the entries already saved; the folded copies it replaces
 /// are gone.
@@ -49,6 +48,41 @@ pub fn add_search_index(tx: &Transaction) -> rusqlite::Result<()> {
          INSERT INTO entry_terms (rowid, terms)
              SELECT seq, index_terms(namespace, summary) FROM entries;",
     )
+}
+
+/// 7: which [`TERMS_VERSION`] the index holds the terms of. Files indexed before it were
+/// indexed by version 1.
+pub fn record_terms_version(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE search_index (terms_version INTEGER NOT NULL);
+         INSERT INTO search_index (terms_version) VALUES (1);",
+    )
+}
+
+/// Rebuilds the index when another version of [`terms`] built it: every entry's terms and
+/// stats again, as this version cuts them. A contentless index forgets only what a delete
+/// names exactly, so it cannot hold two versions' terms; rebuilding at open keeps it whole.
+/// Answers how many entries were indexed again.
+pub fn reindex_if_stale(tx: &Transaction) -> rusqlite::Result<Option<u64>> {
+    let built: i64 = tx.query_row("SELECT terms_version FROM search_index", [], |row| {
+        row.get(0)
+    })?;
+    if built == TERMS_VERSION {
+        return Ok(None);
+    }
+    tx.execute_batch(
+        "INSERT INTO entry_terms (entry_terms) VALUES ('delete-all');
+         DELETE FROM entry_stats;
+         INSERT INTO entry_stats (seq, stats) SELECT seq, term_stats(summary) FROM entries;
+         INSERT INTO entry_terms (rowid, terms)
+             SELECT seq, index_terms(namespace, summary) FROM entries;",
+    )?;
+    tx.execute(
+        "UPDATE search_index SET terms_version = ?1",
+        [TERMS_VERSION],
+    )?;
+    tx.query_row("SELECT COUNT(*) FROM entries", [], |row| row.get(0))
+        .map(Some)
 }
 
 /// `term_stats(summary)` and `index_terms(namespace, summary)`, for the triggers.
