@@ -10,6 +10,7 @@ check or redo the reduction. Each output holds only what the benchmark uses:
 
     benches/recall/prepare.py locomo   path/to/locomo10.json
     benches/recall/prepare.py jsquad   path/to/valid-v1.3.json
+    benches/recall/prepare.py jsquad-test path/to/test-v1.3.json
     benches/recall/prepare.py xquad-en path/to/xquad.en.json
     benches/recall/prepare.py jaquad   path/to/jaquad_dev_0000.json ... jaquad_dev_0003.json
 """
@@ -32,6 +33,12 @@ SOURCES = {
         "ja",
         "JSQuAD v1.3 validation (JGLUE, Kurihara et al., LREC 2022), "
         "yahoojapan/JGLUE datasets/jsquad-v1.3/valid-v1.3.json (the same file as v1.1's)",
+        "CC BY-SA 4.0",
+    ),
+    "jsquad-test": (
+        "ja",
+        "JSQuAD v1.3 test (JGLUE, Kurihara et al., LREC 2022; articles other than the "
+        "validation set's), yahoojapan/JGLUE datasets/jsquad-v1.3/test-v1.3.json",
         "CC BY-SA 4.0",
     ),
     "xquad-en": (
@@ -115,8 +122,8 @@ def jaquad(paths):
 
 def main():
     name, *paths = sys.argv[1:]
-    documents, questions = {"locomo": locomo, "jsquad": jsquad, "xquad-en": xquad_en,
-                            "jaquad": jaquad}[name](paths)
+    documents, questions = {"locomo": locomo, "jsquad": jsquad, "jsquad-test": jsquad,
+                            "xquad-en": xquad_en, "jaquad": jaquad}[name](paths)
     language, origin, licence = SOURCES[name]
     out = {"name": name, "language": language, "origin": origin, "license": licence,
            "documents": documents, "questions": questions}
