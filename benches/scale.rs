@@ -110,7 +110,7 @@ async fn measure(name: &str, settings: Settings, runs: usize) {
             vec![("mode", "load"), ("q", "記憶装置")],
         ),
         (
-            "q search (2 words, no hit)",
+            "q search (2 words, 1 in none)",
             vec![("mode", "load"), ("q", "記憶装置 ＡＰＩ")],
         ),
         (

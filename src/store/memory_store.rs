@@ -37,7 +37,8 @@ pub trait MemoryStore: Send + Sync {
     async fn term_counts(&self, ns: &Namespace, query: &Query) -> Result<TermCounts, StoreError>;
 
     /// Entries `filter` admits that hold at least one of `terms`, in no order: every one, or
-    /// at least the newest [`MAX_CANDIDATES`](crate::domain::MAX_CANDIDATES).
+    /// when more do, [`MAX_CANDIDATES`](crate::domain::MAX_CANDIDATES) of them (those the store
+    /// finds first: SQLite the most recently stored, Firestore the first threads by id).
     async fn candidates(
         &self,
         ns: &Namespace,

@@ -130,9 +130,12 @@ pub fn term_counts(
     Ok((documents, counts))
 }
 
-/// The newest [`MAX_CANDIDATES`] entries `filter` admits holding one of `terms`. The index
-/// leads (`CROSS JOIN` keeps it the outer loop): the planner would otherwise walk the namespace
-/// in time order to skip the sort, and ask the index about every entry.
+/// The [`MAX_CANDIDATES`] most recently stored entries `filter` admits holding one of `terms`.
+/// The index leads (`CROSS JOIN` keeps it the outer loop, where the planner would otherwise walk
+/// the namespace in time order) and hands out its rows newest stored first (its rowid is the
+/// entry's `seq`), so `LIMIT` stops it. Ordering by save time instead would read and sort every
+/// entry holding the term, summary and all: 200 ms rather than 10 for a term all of 10,000
+/// entries hold. The two orders differ only for imported entries.
 pub fn candidates(
     conn: &Connection,
     ns: &str,
@@ -149,7 +152,7 @@ pub fn candidates(
          FROM entry_terms CROSS JOIN entries e ON e.seq = entry_terms.rowid
               CROSS JOIN entry_stats s ON s.seq = e.seq
          WHERE entry_terms MATCH ?{} AND {clause}
-         ORDER BY e.at_us DESC LIMIT {MAX_CANDIDATES}",
+         ORDER BY entry_terms.rowid DESC LIMIT {MAX_CANDIDATES}",
         values.len()
     );
     let mut stmt = conn.prepare_cached(&sql)?;
@@ -176,4 +179,35 @@ fn token(key: &str, term: &str) -> String {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     });
     format!("{key}{hash:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    use super::*;
+    use crate::store::sqlite::schema::{migrate, set_up};
+
+    /// A term more entries hold than a search ranks: the most recently stored are its
+    /// candidates, whatever their save times say.
+    #[test]
+    fn candidates_of_a_common_term_are_the_most_recently_stored() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        set_up(&conn).unwrap();
+        migrate(&mut conn).unwrap();
+        let held = MAX_CANDIDATES + 5;
+        for i in 0..held {
+            // Save times run backwards: the entry stored last is the oldest.
+            conn.execute(
+                "INSERT INTO entries (namespace, thread_id, summary, timestamp, at_us)
+                 VALUES ('ns', ?1, '共通の話題', '2025-01-01T00:00:00.000000+09:00', ?2)",
+                rusqlite::params![format!("t{i}"), 1_000_000 - i as i64],
+            )
+            .unwrap();
+        }
+        let found = candidates(&conn, "ns", &Filter::default(), &["共通".to_owned()]).unwrap();
+        assert_eq!(found.len() as u64, MAX_CANDIDATES);
+        let oldest_stored = found.iter().map(|c| c.item.seq).min().unwrap();
+        assert_eq!(oldest_stored, 6, "the 5 stored first are left out");
+    }
 }
