@@ -108,6 +108,45 @@ pub enum ErrorCode {
 impl ErrorCode {
     /// The codes only the admin API answers with.
     pub const ADMIN_ONLY: [Self; 3] = [Self::NotAdmin, Self::UnknownNamespace, Self::TokenInUrl];
+
+    /// The HTTP status every door that speaks HTTP answers this refusal with.
+    pub fn http_status(self) -> u16 {
+        match self {
+            Self::MissingCredentials | Self::InvalidToken => 401,
+            Self::UnknownToken | Self::NotAdmin => 403,
+            Self::UnsupportedMediaType => 415,
+            Self::BodyTooLarge | Self::EntryTooLarge => 413,
+            Self::NotFound
+            | Self::NothingToForget
+            | Self::UnknownNamespace
+            | Self::UnknownProfileVersion => 404,
+            Self::ProfileConflict => 409,
+            Self::MethodNotAllowed => 405,
+            Self::BodyTimeout => 408,
+            Self::UriTooLong => 414,
+            Self::HeadersTooLarge => 431,
+            Self::RateLimited | Self::SignInThrottled => 429,
+            Self::StoreUnavailable => 503,
+            Self::MissingMode
+            | Self::UnknownMode
+            | Self::MissingSummary
+            | Self::BlankSummary
+            | Self::SummaryTooLong
+            | Self::SummaryControlCharacter
+            | Self::BlankProfile
+            | Self::ProfileTooLong
+            | Self::ProfileControlCharacter
+            | Self::InvalidParameters
+            | Self::InvalidThreadId
+            | Self::MissingThreadId
+            | Self::InvalidFilter
+            | Self::QueryTooLong
+            | Self::MalformedQuery
+            | Self::MalformedJson
+            | Self::UnknownLanguage
+            | Self::TokenInUrl => 400,
+        }
+    }
 }
 
 impl From<&AuthError> for ErrorCode {

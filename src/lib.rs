@@ -11,9 +11,10 @@
 //! - [`credentials`]: API tokens and the namespaces they unlock, admin tokens, and the token
 //!   of a local run. [`rate_limit`]: requests a minute per namespace. [`throttle`]: failed
 //!   sign-ins per client address.
-//! - [`memory`]: save, load and forget: what every door (the HTTP API, and MCP tools and the
-//!   memory page to come) calls, so that each rule is written once. [`error_code`]: the stable
-//!   names of its refusals. [`guide`]: the usage guide a model follows, for every door.
+//! - [`memory`]: save, load, forget and the profile: what every door (the HTTP API, the MCP
+//!   tools, the memory page) calls, each operation with the one request type they all fill,
+//!   so that each rule is written once. [`error_code`]: the stable names of its refusals, and
+//!   the HTTP status of each. [`guide`]: the usage guide a model follows, for every door.
 //! - [`mcp`]: the same operations as MCP tools, served through the official SDK (`rmcp`).
 //! - [`oauth`]: the OAuth 2.1 authorization server inside kioku (clients, consent, codes,
 //!   tokens, sign-in at an OpenID Provider), and the check of the access tokens it issues.

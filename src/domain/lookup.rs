@@ -1,8 +1,6 @@
-//! A load's optional parameters, read into what it asks for: a page of threads, or a search.
+//! What a load asks for: a page of threads, or a search.
 
-use chrono_tz::Tz;
-
-use super::{Filter, Query, SearchCursor, ThreadId, ValidationError, parse_instant};
+use super::{Filter, Query, SearchCursor};
 
 /// What a load asks for: a page of threads, or search results.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,56 +14,6 @@ pub enum Lookup {
 }
 
 impl Lookup {
-    /// Reads a load's optional parameters; empty ones count as absent. Dates are read in `zone`.
-    pub fn parse(
-        thread_id: Option<&str>,
-        q: Option<&str>,
-        since: Option<&str>,
-        before: Option<&str>,
-        limit: Option<&str>,
-        zone: Tz,
-    ) -> Result<Self, ValidationError> {
-        let invalid = |name, expected| ValidationError::InvalidFilter { name, expected };
-        let time = "an RFC 3339 time or a YYYY-MM-DD date";
-        let filter = Filter {
-            thread: thread_id
-                .filter(|id| !id.is_empty())
-                .map(ThreadId::parse)
-                .transpose()?,
-            since: present(since)
-                .map(|raw| parse_instant(raw, zone).ok_or(invalid("since", time)))
-                .transpose()?,
-            before: None,
-            limit: present(limit)
-                .map(|raw| {
-                    raw.parse()
-                        .ok()
-                        .filter(|n| *n > 0)
-                        .ok_or(invalid("limit", "a whole number from 1"))
-                })
-                .transpose()?,
-        };
-        let before = present(before);
-        Ok(match present(q).map(Query::parse).transpose()?.flatten() {
-            Some(query) => Self::Search {
-                after: before
-                    .map(|raw| {
-                        SearchCursor::parse(raw)
-                            .ok_or(invalid("before", "the next_before of an earlier search"))
-                    })
-                    .transpose()?,
-                filter,
-                query,
-            },
-            None => Self::Page(Filter {
-                before: before
-                    .map(|raw| parse_instant(raw, zone).ok_or(invalid("before", time)))
-                    .transpose()?,
-                ..filter
-            }),
-        })
-    }
-
     /// A first page of every thread: no search, no thread, no time filter (a limit is fine).
     pub fn is_unfiltered(&self) -> bool {
         matches!(
@@ -94,9 +42,4 @@ impl Lookup {
             },
         }
     }
-}
-
-/// A parameter's value, trimmed; an empty one counts as absent.
-fn present(raw: Option<&str>) -> Option<&str> {
-    raw.map(str::trim).filter(|r| !r.is_empty())
 }

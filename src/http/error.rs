@@ -20,6 +20,11 @@ const RETRY_AFTER_SECS: u32 = 5;
 
 /// `wait` in whole seconds for `Retry-After`, rounded up so that a client that waits them is
 /// let in.
+/// The HTTP status of an error `code`, as the API, the page and the OAuth server answer it.
+pub fn status_of(code: ErrorCode) -> StatusCode {
+    StatusCode::from_u16(code.http_status()).expect("ErrorCode::http_status names a status")
+}
+
 pub fn retry_after_secs(wait: Duration) -> u64 {
     wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
 }
@@ -150,41 +155,7 @@ impl ApiError {
 
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
-        match self.code() {
-            ErrorCode::MissingCredentials | ErrorCode::InvalidToken => StatusCode::UNAUTHORIZED,
-            ErrorCode::UnknownToken | ErrorCode::NotAdmin => StatusCode::FORBIDDEN,
-            ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ErrorCode::BodyTooLarge | ErrorCode::EntryTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ErrorCode::NotFound
-            | ErrorCode::NothingToForget
-            | ErrorCode::UnknownNamespace
-            | ErrorCode::UnknownProfileVersion => StatusCode::NOT_FOUND,
-            ErrorCode::ProfileConflict => StatusCode::CONFLICT,
-            ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorCode::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
-            ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
-            ErrorCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            ErrorCode::RateLimited | ErrorCode::SignInThrottled => StatusCode::TOO_MANY_REQUESTS,
-            ErrorCode::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::MissingMode
-            | ErrorCode::UnknownMode
-            | ErrorCode::MissingSummary
-            | ErrorCode::BlankSummary
-            | ErrorCode::SummaryTooLong
-            | ErrorCode::SummaryControlCharacter
-            | ErrorCode::BlankProfile
-            | ErrorCode::ProfileTooLong
-            | ErrorCode::ProfileControlCharacter
-            | ErrorCode::InvalidParameters
-            | ErrorCode::InvalidThreadId
-            | ErrorCode::MissingThreadId
-            | ErrorCode::InvalidFilter
-            | ErrorCode::QueryTooLong
-            | ErrorCode::MalformedQuery
-            | ErrorCode::MalformedJson
-            | ErrorCode::UnknownLanguage
-            | ErrorCode::TokenInUrl => StatusCode::BAD_REQUEST,
-        }
+        status_of(self.code())
     }
 
     fn error_response(&self) -> HttpResponse {

@@ -2,7 +2,6 @@
 //! VS Code, Codex). The tools call the same `memory` operations as the HTTP API, in the
 //! namespace the HTTP layer authenticated; the protocol itself is the official SDK's (`rmcp`).
 
-mod arguments;
 mod direct;
 mod server;
 mod tools;

@@ -1,6 +1,7 @@
 //! The MCP server handler: what `initialize` says, the tool list, and each tool call as a
 //! call of the memory operations, answered with the same JSON as the HTTP API.
 
+use std::any::Any;
 use std::sync::Arc;
 
 use rmcp::model::{
@@ -9,18 +10,19 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::arguments::{
-    ForgetArguments, LoadArguments, LoadProfileArguments, SaveArguments, SaveProfileArguments,
-};
-use super::tools::{self, FORGET, LOAD, LOAD_PROFILE, SAVE, SAVE_PROFILE};
+use super::tools::{self, FORGET, LOAD, LOAD_PROFILE, SAVE, SAVE_PROFILE, unknown_argument};
 use crate::domain::Namespace;
 use crate::error_code::{ErrorBody, ErrorCode};
-use crate::memory::{ForgetRequest, LoadRequest, Memory, MemoryError, ProfileRequest};
+use crate::memory::{
+    ForgetRequest, LoadRequest, Memory, MemoryError, ProfileReadRequest, ProfileWriteRequest,
+    SaveRequest,
+};
 use crate::store::Usage;
 use crate::telemetry::ErrorChain;
 
@@ -67,52 +69,32 @@ impl MemoryServer {
     }
 
     async fn save(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, Refusal> {
-        let args: SaveArguments = parse(args)?;
-        let saved = self
-            .memory
-            .save(ns, args.summary, args.thread_id.as_deref());
+        let saved = self.memory.save(ns, parse::<SaveRequest>(args)?);
         Ok(Outcome::answer(&saved.await?))
     }
 
     async fn load(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, Refusal> {
-        let args: LoadArguments = parse(args)?;
-        let request = LoadRequest {
-            thread_id: args.thread_id,
-            q: args.q,
-            since: args.since,
-            before: args.before,
-            limit: args.limit.map(|n| n.to_string()),
-        };
+        let request: LoadRequest = parse(args)?;
         Ok(Outcome::answer(&self.memory.load(ns, &request).await?))
     }
 
     async fn forget(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, Refusal> {
-        let args: ForgetArguments = parse(args)?;
-        let request = ForgetRequest {
-            thread_id: args.thread_id,
-            timestamp: args.timestamp,
-            profile: args.profile,
-        };
+        let request: ForgetRequest = parse(args)?;
         Ok(Outcome::answer(&self.memory.forget(ns, &request).await?))
     }
 
     async fn load_profile(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, Refusal> {
-        let args: LoadProfileArguments = parse(args)?;
-        let request = ProfileRequest {
-            version: args.version.map(|n| n.to_string()),
-            ..ProfileRequest::default()
-        };
-        Ok(Outcome::answer(&self.memory.profile(ns, &request).await?))
+        let request: ProfileReadRequest = parse(args)?;
+        Ok(Outcome::answer(
+            &self.memory.read_profile(ns, &request).await?,
+        ))
     }
 
     async fn save_profile(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, Refusal> {
-        let args: SaveProfileArguments = parse(args)?;
-        let request = ProfileRequest {
-            profile: Some(args.profile),
-            expected_version: args.expected_version.map(|n| n.to_string()),
-            version: None,
-        };
-        Ok(Outcome::answer(&self.memory.profile(ns, &request).await?))
+        let request: ProfileWriteRequest = parse(args)?;
+        Ok(Outcome::answer(
+            &self.memory.write_profile(ns, &request).await?,
+        ))
     }
 }
 
@@ -190,7 +172,15 @@ impl Refusal {
     }
 }
 
-fn parse<T: DeserializeOwned>(args: Arguments) -> Result<T, Refusal> {
+/// A tool's arguments as its request type, refusing any it does not take.
+fn parse<T: DeserializeOwned + JsonSchema + Any>(args: Arguments) -> Result<T, Refusal> {
+    if let Some((unknown, known)) = unknown_argument::<T>(&args) {
+        let expected: Vec<String> = known.iter().map(|name| format!("`{name}`")).collect();
+        return Err(Refusal::Arguments(format!(
+            "unknown field `{unknown}`, expected one of {}",
+            expected.join(", ")
+        )));
+    }
     serde_json::from_value(Value::Object(args)).map_err(|e| Refusal::Arguments(e.to_string()))
 }
 

@@ -1,19 +1,42 @@
 //! Forgetting a thread, one summary of it, or the profile.
 
 use schemars::JsonSchema;
-use serde::Serialize;
-use utoipa::ToSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
 
-use super::{Memory, MemoryError};
+use super::{Memory, MemoryError, sent};
 use crate::domain::{Namespace, ThreadId, ValidationError, parse_timestamp};
 
-/// What to forget, as sent: `thread_id` (and `timestamp` for one summary of it), or
-/// `profile` set to `true`.
-#[derive(Debug, Clone, Default)]
+/// What to forget, as every door sends it: `thread_id` (and `timestamp` for one summary of it),
+/// or `profile` set to `true`. The `/forget` query string and the `forget_memory` tool's schema.
+#[derive(Debug, Clone, Default, Deserialize, IntoParams, JsonSchema)]
+#[into_params(parameter_in = Query)]
 pub struct ForgetRequest {
+    /// The thread to forget, as a load shows it.
+    #[param(max_length = 256)]
     pub thread_id: Option<String>,
+    /// Forget only the summary saved at this time: its `timestamp` exactly as a load shows it.
+    /// Leave it out to forget the whole thread.
     pub timestamp: Option<String>,
-    pub profile: Option<bool>,
+    /// `true`, instead of `thread_id`: forget the user's profile, every kept version.
+    #[param(value_type = Option<bool>)]
+    #[serde(default, deserialize_with = "sent::as_text")]
+    #[schemars(with = "Option<bool>")]
+    pub profile: Option<String>,
+}
+
+impl ForgetRequest {
+    /// Whether the profile is to be forgotten: `profile` is `true` (`false` or empty: no).
+    fn forgets_profile(&self) -> Result<bool, ValidationError> {
+        match self.profile.as_deref().map(str::trim) {
+            None | Some("" | "false") => Ok(false),
+            Some("true") => Ok(true),
+            Some(_) => Err(ValidationError::InvalidFilter {
+                name: "profile",
+                expected: "`true`, to forget the profile",
+            }),
+        }
+    }
 }
 
 /// What was forgotten: a thread or a summary of it, or the profile.
@@ -32,7 +55,7 @@ impl Memory {
         req: &ForgetRequest,
     ) -> Result<ForgetAnswer, MemoryError> {
         let thread_id = req.thread_id.as_deref().filter(|id| !id.is_empty());
-        match (req.profile == Some(true), thread_id) {
+        match (req.forgets_profile()?, thread_id) {
             (true, Some(_)) => Err(ValidationError::InvalidParameters(
                 "Send `thread_id` to forget a thread, or `profile=true` to forget the profile, not both.",
             ))?,

@@ -1,22 +1,89 @@
 //! Loading: a page of threads within the answer's budget, or search results, each with what
 //! the budget left out and the cursor to it.
 
+use chrono_tz::Tz;
 use schemars::JsonSchema;
-use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{Memory, MemoryError};
-use crate::domain::{Entry, Found, Lookup, Namespace, PageBuilder, Profile, Thread};
+use super::{Memory, MemoryError, sent};
+use crate::domain::{
+    Entry, Filter, Found, Lookup, MAX_QUERY_CHARS, Namespace, PageBuilder, Profile, Query,
+    SearchCursor, Thread, ThreadId, ValidationError, parse_instant,
+};
 
-/// A load's optional parameters, as sent; empty ones count as absent.
-#[derive(Debug, Clone, Default)]
+/// A load's parameters, all optional, as every door sends them: the API's query string or body,
+/// the `load_memories` tool's arguments (this is its schema), the memory page. Values stay as
+/// sent until [`LoadRequest::lookup`] reads them; empty ones count as absent.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct LoadRequest {
-    pub thread_id: Option<String>,
+    /// Search: the person's question or its key phrase, in any language. The summaries most
+    /// relevant to it come back, best first, each with the terms it `matched`.
+    #[schemars(length(max = MAX_QUERY_CHARS))]
     pub q: Option<String>,
+    /// Only this thread.
+    pub thread_id: Option<String>,
+    /// Only summaries saved at or after this time (RFC 3339, or YYYY-MM-DD).
     pub since: Option<String>,
+    /// The `next_before` of a truncated answer, to get what it left out.
     pub before: Option<String>,
+    /// At most this many threads (the most recently saved), or results with `q`.
+    #[serde(default, deserialize_with = "sent::as_text")]
+    #[schemars(with = "Option<u32>", range(min = 1))]
     pub limit: Option<String>,
+}
+
+impl LoadRequest {
+    /// What the load asks for: a page of threads, or with `q` a search. Dates are read in
+    /// `zone`.
+    pub fn lookup(&self, zone: Tz) -> Result<Lookup, ValidationError> {
+        let invalid = |name, expected| ValidationError::InvalidFilter { name, expected };
+        let time = "an RFC 3339 time or a YYYY-MM-DD date";
+        let filter = Filter {
+            thread: (self.thread_id.as_deref())
+                .filter(|id| !id.is_empty())
+                .map(ThreadId::parse)
+                .transpose()?,
+            since: present(&self.since)
+                .map(|raw| parse_instant(raw, zone).ok_or(invalid("since", time)))
+                .transpose()?,
+            before: None,
+            limit: present(&self.limit)
+                .map(|raw| {
+                    raw.parse()
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .ok_or(invalid("limit", "a whole number from 1"))
+                })
+                .transpose()?,
+        };
+        let before = present(&self.before);
+        let query = present(&self.q).map(Query::parse).transpose()?.flatten();
+        Ok(match query {
+            Some(query) => Lookup::Search {
+                after: before
+                    .map(|raw| {
+                        SearchCursor::parse(raw)
+                            .ok_or(invalid("before", "the next_before of an earlier search"))
+                    })
+                    .transpose()?,
+                filter,
+                query,
+            },
+            None => Lookup::Page(Filter {
+                before: before
+                    .map(|raw| parse_instant(raw, zone).ok_or(invalid("before", time)))
+                    .transpose()?,
+                ..filter
+            }),
+        })
+    }
+}
+
+/// A parameter's value, trimmed; an empty one counts as absent.
+fn present(raw: &Option<String>) -> Option<&str> {
+    raw.as_deref().map(str::trim).filter(|r| !r.is_empty())
 }
 
 /// What a load answers: a page of threads, or search results.
@@ -31,14 +98,7 @@ impl Memory {
     /// Loads a page of threads, or with `q` searches, within the answer's budget; never an
     /// entry past its age. The first page of an unfiltered load carries the profile first.
     pub async fn load(&self, ns: &Namespace, req: &LoadRequest) -> Result<LoadAnswer, MemoryError> {
-        let lookup = Lookup::parse(
-            req.thread_id.as_deref(),
-            req.q.as_deref(),
-            req.since.as_deref(),
-            req.before.as_deref(),
-            req.limit.as_deref(),
-            self.rules.timezone,
-        )?;
+        let lookup = req.lookup(self.rules.timezone)?;
         // Before the age limit joins the filter: only the caller's filters count here.
         let unfiltered = lookup.is_unfiltered();
         let budget = self.rules.load_budget_chars;

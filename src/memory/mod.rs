@@ -1,14 +1,15 @@
 //! What can be done with a namespace's memory, for every door that leads to it (the HTTP API,
-//! MCP tools, and the memory page next): save, load (a page or a search), forget, and the
-//! profile.
-//! Each takes input as sent, validates it into domain types, calls the store and shapes the
-//! answer, so that no rule is written twice.
+//! the MCP tools and the memory page): save, load (a page or a search), forget, and the profile.
+//! Each operation owns its request type, the one every door fills (and the MCP tool's schema);
+//! it validates what was sent into domain types, calls the store and shapes the answer, so that
+//! no rule is written twice.
 
 mod error;
 mod forget;
 mod load;
 mod profile;
 mod save;
+pub mod sent;
 
 use std::sync::Arc;
 
@@ -20,8 +21,11 @@ use crate::store::MemoryStore;
 pub use error::MemoryError;
 pub use forget::{ForgetAnswer, ForgetRequest, ForgetStatus, Forgotten, ProfileForgotten};
 pub use load::{LoadAnswer, LoadRequest, LoadStatus, Loaded, SearchStatus, Searched, Truncation};
-pub use profile::{ProfileAnswer, ProfileRead, ProfileRequest, ProfileSaved};
-pub use save::{SaveStatus, Saved};
+pub use profile::{
+    ProfileAnswer, ProfileRead, ProfileReadRequest, ProfileRequest, ProfileSaved,
+    ProfileWriteRequest,
+};
+pub use save::{SaveRequest, SaveStatus, Saved};
 
 /// The operator's rules for every namespace.
 #[derive(Debug, Clone, Copy)]

@@ -2,15 +2,40 @@
 //! was read, and forget it.
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{Memory, MemoryError, SaveStatus};
+use super::{Memory, MemoryError, SaveStatus, sent};
 use crate::domain::{
     Namespace, Profile, ProfileDraft, ProfileWrite, ValidationError, parse_version,
 };
 
-/// A profile request's parameters, as sent: with `profile`, a rewrite; without, a read.
+/// A read of the profile (the `load_profile` tool's schema).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct ProfileReadRequest {
+    /// An earlier version to read (the newest 20 are kept), to undo a bad rewrite; leave it
+    /// out for the current profile.
+    #[serde(default, deserialize_with = "sent::as_text")]
+    #[schemars(with = "Option<u64>", range(min = 1))]
+    pub version: Option<String>,
+}
+
+/// A rewrite of the profile (the `save_profile` tool's schema).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct ProfileWriteRequest {
+    /// The whole new profile, plain text, short (at most the server's limit, 2,000 characters
+    /// unless set otherwise): the current one with what changed merged in; nothing dropped that
+    /// the user did not take back.
+    pub profile: String,
+    /// The `version` of the profile you read (0 when it was empty). If another version is
+    /// current, nothing is written and the error carries it in `current`: merge and retry.
+    #[serde(default, deserialize_with = "sent::as_text")]
+    #[schemars(with = "Option<u64>")]
+    pub expected_version: Option<String>,
+}
+
+/// A profile request of the API's `mode=profile`, as sent: with `profile`, a rewrite; without,
+/// a read.
 #[derive(Debug, Clone, Default)]
 pub struct ProfileRequest {
     pub profile: Option<String>,
@@ -31,29 +56,36 @@ impl Memory {
     pub async fn profile(
         &self,
         ns: &Namespace,
-        req: &ProfileRequest,
+        req: ProfileRequest,
     ) -> Result<ProfileAnswer, MemoryError> {
         let reads_version = req.version.as_deref().is_some_and(|v| !v.trim().is_empty());
-        match req.profile.as_deref() {
+        match req.profile {
             Some(_) if reads_version => Err(ValidationError::InvalidParameters(
                 "Send `version` to read an earlier profile, or `profile` to rewrite it, not both.",
             ))?,
-            Some(text) => Ok(ProfileAnswer::Saved(
-                self.write_profile(ns, text, req.expected_version.as_deref())
-                    .await?,
-            )),
-            None => Ok(ProfileAnswer::Read(
-                self.read_profile(ns, req.version.as_deref()).await?,
-            )),
+            Some(profile) => {
+                let write = ProfileWriteRequest {
+                    profile,
+                    expected_version: req.expected_version,
+                };
+                Ok(ProfileAnswer::Saved(self.write_profile(ns, &write).await?))
+            }
+            None => {
+                let read = ProfileReadRequest {
+                    version: req.version,
+                };
+                Ok(ProfileAnswer::Read(self.read_profile(ns, &read).await?))
+            }
         }
     }
 
-    async fn read_profile(
+    /// The profile now, or the earlier version `req` names.
+    pub async fn read_profile(
         &self,
         ns: &Namespace,
-        version: Option<&str>,
+        req: &ProfileReadRequest,
     ) -> Result<ProfileRead, MemoryError> {
-        let version = parse_version(version, "version", 1)?;
+        let version = parse_version(req.version.as_deref(), "version", 1)?;
         let found = self
             .store
             .profile(ns, version, self.rules.retention.cutoff())
@@ -65,15 +97,16 @@ impl Memory {
         }
     }
 
-    async fn write_profile(
+    /// Rewrites the profile, unless another version than the one it was based on is current.
+    pub async fn write_profile(
         &self,
         ns: &Namespace,
-        text: &str,
-        expected_version: Option<&str>,
+        req: &ProfileWriteRequest,
     ) -> Result<ProfileSaved, MemoryError> {
+        let text = &req.profile;
         let draft = ProfileDraft::parse(
             text,
-            expected_version,
+            req.expected_version.as_deref(),
             self.rules.max_profile_chars,
             self.rules.timezone,
         )?;

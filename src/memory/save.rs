@@ -2,24 +2,31 @@
 //! dropped to keep within the limits.
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{Memory, MemoryError};
 use crate::domain::{Entry, Namespace, Summary, ThreadId};
 use crate::store::{Dropped, SaveOutcome};
 
+/// A save's parameters, as every door sends them (this is the `save_memory` tool's schema).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct SaveRequest {
+    /// What to remember: a summary of the conversation so far (what was decided, done and left
+    /// open), plain text, at most the server's limit (5,000 characters unless set otherwise).
+    #[schemars(required)]
+    pub summary: Option<String>,
+    /// The thread to save to. Leave it out on a conversation's first save and send the
+    /// `thread_id` that save returned with every later one.
+    pub thread_id: Option<String>,
+}
+
 impl Memory {
-    /// Saves `summary` to the thread `thread_id`, or to a new thread when it is absent or
+    /// Saves the summary to the thread `thread_id`, or to a new thread when it is absent or
     /// empty.
-    pub async fn save(
-        &self,
-        ns: &Namespace,
-        summary: Option<String>,
-        thread_id: Option<&str>,
-    ) -> Result<Saved, MemoryError> {
-        let summary = Summary::parse(summary, self.rules.max_summary_chars)?;
-        let thread = ThreadId::parse_or_new(thread_id)?;
+    pub async fn save(&self, ns: &Namespace, req: SaveRequest) -> Result<Saved, MemoryError> {
+        let summary = Summary::parse(req.summary, self.rules.max_summary_chars)?;
+        let thread = ThreadId::parse_or_new(req.thread_id.as_deref())?;
         let entry = Entry::now(summary, self.rules.timezone);
         let SaveOutcome {
             dropped,

@@ -309,8 +309,13 @@ async fn mcp_refusals_are_the_http_apis_and_never_a_server_error() {
         let http = error_json(http.send().await.unwrap(), 400, "query_too_long").await;
         assert_eq!(error, &http);
 
-        // Arguments that do not fit the schema, and an unknown tool; send_call refuses a 5xx.
-        for arguments in [json!({"summary": 42}), json!({})] {
+        // Arguments that do not fit the schema (one it does not name, too), and an unknown
+        // tool; send_call refuses a 5xx.
+        for arguments in [
+            json!({"summary": 42}),
+            json!({}),
+            json!({"summary": "kept?", "colour": "red"}),
+        ] {
             let (_, answer) = send_call(&app, &token, "save_memory", &arguments).await;
             let unfit = ["malformed_json", "missing_summary"];
             assert!(

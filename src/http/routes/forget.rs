@@ -1,12 +1,9 @@
 //! `/forget`: the GPT forgets a thread, one summary of it, or the profile, when the user asks.
 
 use actix_web::{HttpResponse, web};
-use serde::Deserialize;
-use utoipa::IntoParams;
 
 use super::fallback::method_not_allowed;
 use super::gpt_errors::GptErrors;
-use crate::domain::ValidationError;
 use crate::error_code::ErrorBody;
 use crate::http::auth::Authenticated;
 use crate::http::error::ApiError;
@@ -22,21 +19,6 @@ pub fn register(cfg: &mut web::ServiceConfig) {
     );
 }
 
-/// What to forget: a thread, one summary of it, or the profile.
-#[derive(Debug, Default, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct ForgetParams {
-    /// The thread to forget, as a load shows it.
-    #[param(max_length = 256)]
-    pub thread_id: Option<String>,
-    /// Forget only the summary saved at this time: its `timestamp` exactly as a load shows it.
-    /// Leave it out to forget the whole thread.
-    pub timestamp: Option<String>,
-    /// `true`, instead of `thread_id`: forget the user's profile, every kept version.
-    #[param(value_type = Option<bool>)]
-    pub profile: Option<String>,
-}
-
 /// `GET /forget?thread_id=…[&timestamp=…]` or `GET /forget?profile=true`: deletes for good, so
 /// ChatGPT asks the user first.
 #[utoipa::path(
@@ -46,7 +28,7 @@ pub struct ForgetParams {
     operation_id = "forgetMemory",
     summary = "Forget a saved thread, one summary of it, or the profile",
     description = "Deletes for good the thread thread_id, or with timestamp only the summary saved at that time, or with profile=true the user's profile. Only when the user asks to forget something: first tell them exactly what will be forgotten and get their confirmation.",
-    params(ForgetParams),
+    params(ForgetRequest),
     responses(
         (status = 200, description = "Forgotten", body = ForgetAnswer),
         (status = 404, description = "Nothing matched: no such thread, no summary saved at that timestamp, or no profile", body = ErrorBody),
@@ -57,21 +39,8 @@ pub struct ForgetParams {
 )]
 pub async fn forget(
     Authenticated(ns): Authenticated,
-    StrictQuery(params): StrictQuery<ForgetParams>,
+    StrictQuery(req): StrictQuery<ForgetRequest>,
     app: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    let profile = match params.profile.as_deref().map(str::trim) {
-        None | Some("" | "false") => None,
-        Some("true") => Some(true),
-        Some(_) => Err(ValidationError::InvalidFilter {
-            name: "profile",
-            expected: "`true`, to forget the profile",
-        })?,
-    };
-    let req = ForgetRequest {
-        thread_id: params.thread_id,
-        timestamp: params.timestamp,
-        profile,
-    };
     Ok(HttpResponse::Ok().json(app.memory.forget(&ns, &req).await?))
 }

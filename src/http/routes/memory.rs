@@ -2,7 +2,7 @@
 //! (`POST`).
 
 use actix_web::{HttpResponse, web};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::fallback::method_not_allowed;
@@ -15,7 +15,7 @@ use crate::http::state::AppState;
 use crate::http::strict_query::StrictQuery;
 use crate::memory::{
     LoadAnswer, LoadRequest, Loaded, ProfileAnswer, ProfileRead, ProfileRequest, ProfileSaved,
-    Saved, Searched,
+    SaveRequest, Saved, Searched, sent,
 };
 
 pub fn register(cfg: &mut web::ServiceConfig) {
@@ -53,7 +53,7 @@ pub struct MemoryRequest {
     /// `load`: at most this many threads (most recently saved), or results with `q`.
     #[param(value_type = Option<u32>, minimum = 1)]
     #[schema(value_type = Option<u32>, minimum = 1)]
-    #[serde(default, deserialize_with = "number_or_text")]
+    #[serde(default, deserialize_with = "sent::as_text")]
     pub limit: Option<String>,
     /// `profile`: the whole new profile (durable facts, preferences, goals, tone), plain text;
     /// leave it out to read the profile.
@@ -62,30 +62,13 @@ pub struct MemoryRequest {
     /// another is current, nothing is written and 409 carries it.
     #[param(value_type = Option<u64>, minimum = 0)]
     #[schema(value_type = Option<u64>, minimum = 0)]
-    #[serde(default, deserialize_with = "number_or_text")]
+    #[serde(default, deserialize_with = "sent::as_text")]
     pub expected_version: Option<String>,
     /// `profile`: read this earlier version instead (the newest 20 are kept).
     #[param(value_type = Option<u64>, minimum = 1)]
     #[schema(value_type = Option<u64>, minimum = 1)]
-    #[serde(default, deserialize_with = "number_or_text")]
+    #[serde(default, deserialize_with = "sent::as_text")]
     pub version: Option<String>,
-}
-
-/// A number as a JSON body sends it, or as text, as a query string does: the domain reads
-/// either from text.
-fn number_or_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Sent {
-        Number(serde_json::Number),
-        Text(String),
-    }
-    Ok(
-        Option::<Sent>::deserialize(deserializer)?.map(|sent| match sent {
-            Sent::Number(n) => n.to_string(),
-            Sent::Text(text) => text,
-        }),
-    )
 }
 
 /// `GET /?mode=save|load&thread_id=…&summary=…`, the original's contract.
@@ -151,11 +134,13 @@ async fn handle(
 ) -> Result<HttpResponse, ApiError> {
     let memory = &app.memory;
     let response = match Mode::parse(req.mode.as_deref())? {
-        Mode::Save => MemoryResponse::Saved(
-            memory
-                .save(ns, req.summary, req.thread_id.as_deref())
-                .await?,
-        ),
+        Mode::Save => {
+            let save = SaveRequest {
+                summary: req.summary,
+                thread_id: req.thread_id,
+            };
+            MemoryResponse::Saved(memory.save(ns, save).await?)
+        }
         Mode::Load => {
             let load = LoadRequest {
                 thread_id: req.thread_id,
@@ -175,7 +160,7 @@ async fn handle(
                 version: req.version,
                 expected_version: req.expected_version,
             };
-            match memory.profile(ns, &profile).await? {
+            match memory.profile(ns, profile).await? {
                 ProfileAnswer::Read(read) => MemoryResponse::Profile(read),
                 ProfileAnswer::Saved(saved) => MemoryResponse::ProfileSaved(saved),
             }

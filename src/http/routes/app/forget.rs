@@ -5,7 +5,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
-use super::{Visit, notice, posted, see_other, switch_url};
+use super::{Visit, notice, posted, refused, see_other, switch_url};
 use crate::http::pages::{ConfirmPage, EntryView};
 use crate::http::state::AppState;
 use crate::memory::{ForgetRequest, LoadAnswer, LoadRequest, MemoryError};
@@ -40,7 +40,10 @@ pub(super) async fn forget(
         Ok(_) => see_other("/app?done=forgotten"),
         Err(MemoryError::NothingToForget(_)) => see_other("/app?done=gone"),
         Err(MemoryError::Store(err)) => super::unavailable(visit.t, &err),
-        Err(err) => notice(visit.t, StatusCode::BAD_REQUEST, &err.to_string()),
+        Err(err) => {
+            let (status, message) = refused(&err);
+            notice(visit.t, status, &message)
+        }
     }
 }
 
@@ -72,7 +75,10 @@ async fn confirm(
         ),
         Ok(LoadAnswer::Searched(_)) => (None, 0),
         Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
-        Err(err) => return notice(t, StatusCode::BAD_REQUEST, &err.to_string()),
+        Err(err) => {
+            let (status, message) = refused(&err);
+            return notice(t, status, &message);
+        }
     };
     let Some(thread) = thread else {
         return see_other("/app?done=gone");

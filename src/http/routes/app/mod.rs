@@ -20,10 +20,12 @@ use serde::de::DeserializeOwned;
 
 use super::fallback::method_not_allowed;
 use crate::credentials::{Session, Tokens};
+use crate::error_code::ErrorCode;
 use crate::http::cookies;
-use crate::http::error::retry_after;
+use crate::http::error::{retry_after, status_of};
 use crate::http::pages::{self, AppNotice, SignInPage, Text};
 use crate::http::state::AppState;
+use crate::memory::MemoryError;
 use crate::rate_limit::RateLimit;
 use crate::telemetry::ErrorChain;
 
@@ -224,6 +226,11 @@ fn render(status: StatusCode, page: &impl Template) -> HttpResponse {
 }
 
 /// A page with one message and the way back to the memory page.
+/// A memory operation's refusal as the page shows it: the API's status for it, and its sentence.
+fn refused(err: &MemoryError) -> (StatusCode, String) {
+    (status_of(ErrorCode::from(err)), err.to_string())
+}
+
 fn notice(t: &'static Text, status: StatusCode, message: &str) -> HttpResponse {
     render(
         status,

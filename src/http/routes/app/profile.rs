@@ -1,14 +1,15 @@
 //! `POST /app/profile`: the person rewrites their profile, under the same conflict rule as an
 //! assistant: the rewrite lands only if the profile is still the version the page showed.
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
 use super::view::View;
-use super::{posted, see_other};
+use super::{posted, refused, see_other};
+use crate::error_code::ErrorCode;
+use crate::http::error::status_of;
 use crate::http::state::AppState;
-use crate::memory::{MemoryError, ProfileRequest};
+use crate::memory::{MemoryError, ProfileWriteRequest};
 
 #[derive(Deserialize)]
 pub(super) struct ProfileForm {
@@ -27,29 +28,31 @@ pub(super) async fn rewrite(
         Ok(posted) => posted,
         Err(answer) => return answer,
     };
-    let request = ProfileRequest {
-        profile: Some(form.profile.clone()),
-        version: None,
+    let request = ProfileWriteRequest {
+        profile: form.profile.clone(),
         expected_version: Some(form.expected_version.clone()),
     };
     let t = visit.t;
-    let (status, problem, shown) =
-        match app.memory.profile(&visit.session.namespace, &request).await {
-            Ok(_) => return see_other("/app?done=profile"),
-            // The box then holds what is current, for the person to make their change again.
-            Err(MemoryError::ProfileConflict(current)) => (
-                StatusCode::CONFLICT,
-                t.app.profile_conflict.to_owned(),
-                current.map_or((String::new(), 0), |p| (p.profile, p.version)),
-            ),
-            Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
-            // The box keeps the person's text, to shorten or fix.
-            Err(err) => (
-                StatusCode::BAD_REQUEST,
-                err.to_string(),
-                (form.profile, form.expected_version.parse().unwrap_or(0)),
-            ),
-        };
+    let (status, problem, shown) = match app
+        .memory
+        .write_profile(&visit.session.namespace, &request)
+        .await
+    {
+        Ok(_) => return see_other("/app?done=profile"),
+        // The box then holds what is current, for the person to make their change again.
+        Err(MemoryError::ProfileConflict(current)) => (
+            status_of(ErrorCode::ProfileConflict),
+            t.app.profile_conflict.to_owned(),
+            current.map_or((String::new(), 0), |p| (p.profile, p.version)),
+        ),
+        Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
+        // The box keeps the person's text, to shorten or fix.
+        Err(err) => {
+            let (status, message) = refused(&err);
+            let shown = (form.profile, form.expected_version.parse().unwrap_or(0));
+            (status, message, shown)
+        }
+    };
     View {
         problem: Some((status, problem)),
         profile: Some(shown),

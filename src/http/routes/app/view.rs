@@ -118,7 +118,7 @@ impl View<'_> {
                 older = searched.truncation().next_before().map(str::to_owned);
             }
             Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
-            Err(err) => problem = Some((StatusCode::BAD_REQUEST, err.to_string())),
+            Err(err) => problem = Some(super::refused(&err)),
         }
         // Read whole: a load's copy may be cut to fit its budget, and saved back it would cut
         // the profile.
