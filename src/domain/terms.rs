@@ -33,7 +33,7 @@ pub fn fold(text: &str) -> String {
 
 /// The version of what [`terms`] answers. Bump it with any change to [`terms`]: Firestore keeps
 /// each thread's terms with the version that wrote them, and re-indexes the other versions'
-/// threads (SQLite rebuilds its index in a migration instead).
+/// threads; SQLite records the version its index holds and rebuilds it at open under another.
 pub const TERMS_VERSION: i64 = 2;
 
 /// Dictionary model for every complex script: CJ are dictionary-segmented either way, and it
@@ -66,7 +66,7 @@ pub fn terms(text: &str) -> Vec<String> {
         let segment = &folded[start..end];
         start = end;
         // Runs are made of characters, not segments: they cross word boundaries and end at
-        // anything not CJK (space, punctuation, Latin), whatever the segmenter said.
+        // hiragana or anything not CJK (space, punctuation, Latin), whatever the segmenter said.
         let mut chars = Chars::default();
         for c in segment.chars() {
             if is_hiragana(c) {

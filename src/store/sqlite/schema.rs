@@ -138,7 +138,7 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
         migration(&tx)?;
         tx.pragma_update(None, "user_version", version + 1)?;
     }
-    // A new file's empty index is "rebuilt" too: nothing to say about it.
+    // A new file's empty index is built too: nothing to say about it.
     if let Some(entries @ 1..) = reindex_if_stale(&tx)? {
         tracing::info!(entries, "search index rebuilt for this version's terms");
     }

@@ -16,8 +16,8 @@ use sha2::{Digest, Sha256};
 use super::sql::{filter_sql, located};
 use crate::domain::{Candidate, Filter, MAX_CANDIDATES, TERMS_VERSION, TermStats, terms};
 
-/// 6: the search index, built for the entries already saved; the folded copies it replaces
-/// are gone.
+/// 6: the search index (filled by [`reindex_if_stale`], after migration 7); the folded copies
+/// it replaces are gone.
 pub fn add_search_index(tx: &Transaction) -> rusqlite::Result<()> {
     tx.execute_batch(
         "DROP TRIGGER entry_deleted;
@@ -43,24 +43,21 @@ pub fn add_search_index(tx: &Transaction) -> rusqlite::Result<()> {
                                               AND thread_id = old.thread_id)
                  WHERE namespace = old.namespace AND thread_id = old.thread_id
                    AND last_seq = old.seq;
-         END;
-         INSERT INTO entry_stats (seq, stats) SELECT seq, term_stats(summary) FROM entries;
-         INSERT INTO entry_terms (rowid, terms)
-             SELECT seq, index_terms(namespace, summary) FROM entries;",
+         END;",
     )
 }
 
-/// 7: which [`TERMS_VERSION`] the index holds the terms of. Files indexed before it were
-/// indexed by version 1.
+/// 7: which [`TERMS_VERSION`] the index holds the terms of: none yet (0), so that
+/// [`reindex_if_stale`] builds it, once, for a file of any earlier schema.
 pub fn record_terms_version(tx: &Transaction) -> rusqlite::Result<()> {
     tx.execute_batch(
         "CREATE TABLE search_index (terms_version INTEGER NOT NULL);
-         INSERT INTO search_index (terms_version) VALUES (1);",
+         INSERT INTO search_index (terms_version) VALUES (0);",
     )
 }
 
-/// Rebuilds the index when another version of [`terms`] built it: every entry's terms and
-/// stats again, as this version cuts them. A contentless index forgets only what a delete
+/// Builds the index again when another version of [`terms`] built it (or none did): every
+/// entry's terms and stats, as this version cuts them. A contentless index forgets only what a delete
 /// names exactly, so it cannot hold two versions' terms; rebuilding at open keeps it whole.
 /// Answers how many entries were indexed again.
 pub fn reindex_if_stale(tx: &Transaction) -> rusqlite::Result<Option<u64>> {
