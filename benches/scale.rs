@@ -50,6 +50,7 @@ async fn fill(store: &impl MemoryStore, ns: &Namespace) {
                     ns,
                     &ThreadId::parse(&format!("thread-{t:04}")).unwrap(),
                     &entry,
+                    None,
                     &Retention::default(),
                 )
                 .await

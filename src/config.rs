@@ -119,6 +119,12 @@ pub struct Settings {
     )]
     pub firestore_database: String,
 
+    /// Directory of a sentence-embedding model (BERT family: config.json, tokenizer.json,
+    /// model.safetensors), run in this process to search by meaning as well as by words.
+    /// Unset: search by words only.
+    #[arg(long, env = "KIOKU_EMBEDDING_MODEL", global = true)]
+    pub embedding_model: Option<PathBuf>,
+
     /// Directory of the embedded store and the generated local token.
     #[arg(long, env = "KIOKU_DATA_DIR", default_value = "data", global = true)]
     pub data_dir: PathBuf,

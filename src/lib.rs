@@ -28,6 +28,7 @@
 pub mod config;
 pub mod credentials;
 pub mod domain;
+pub mod embedding;
 pub mod error_code;
 pub mod files;
 pub mod guide;

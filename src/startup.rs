@@ -10,6 +10,7 @@ use actix_web::dev::Server;
 
 use crate::config::{OAuthSettings, Settings, SignInMode, StoreKind};
 use crate::credentials::{self, AdminTokens, MIN_TOKEN_CHARS, SESSION_LIFETIME, Sessions, Tokens};
+use crate::embedding::{Embeddings, Model};
 use crate::http::{self, AppState, Privacy, Shared, TraceProject};
 use crate::memory::{Memory, Rules};
 use crate::oauth::metadata::CALLBACK_PATH;
@@ -38,6 +39,8 @@ pub enum StartupError {
         .0.display()
     )]
     PrivacyFile(PathBuf, #[source] std::io::Error),
+    #[error("KIOKU_EMBEDDING_MODEL could not be loaded")]
+    Embedding(#[from] crate::embedding::EmbeddingError),
     #[error("the server could not listen")]
     Listen(#[source] std::io::Error),
 }
@@ -100,6 +103,7 @@ impl Application {
         .map_err(StartupError::Config)?;
         warn_of_weak_tokens("API_TOKENS", tokens.weak_positions());
         warn_of_weak_tokens("KIOKU_ADMIN_TOKENS", admin_tokens.weak_positions());
+        let embeddings = embeddings(&settings).await?;
         let stores = open_store(&settings).await?;
         if let (StoreKind::Sqlite, Some(_)) = (settings.store(), settings.retention_days) {
             keep_purging(&settings).await?;
@@ -116,7 +120,7 @@ impl Application {
             retention: settings.retention(),
         };
         let state = AppState {
-            memory: Arc::new(Memory::new(Arc::clone(&stores.memory), rules)),
+            memory: Arc::new(Memory::new(Arc::clone(&stores.memory), rules, embeddings)),
             readiness: Readiness::new(Arc::clone(&stores.memory)),
             store: stores.memory,
             public_url: settings.public_url.clone(),
@@ -212,6 +216,30 @@ fn privacy(settings: &Settings) -> Result<Privacy, StartupError> {
             store: settings.store(),
         }),
     }
+}
+
+/// The embedding model `KIOKU_EMBEDDING_MODEL` names, if any, loaded (off the async workers:
+/// it reads and hashes some 100 MB); a missing file refuses the start and names it.
+async fn embeddings(settings: &Settings) -> Result<Option<Embeddings>, StartupError> {
+    let Some(dir) = settings.embedding_model.clone() else {
+        return Ok(None);
+    };
+    if settings.store() == StoreKind::Firestore {
+        return Err(StartupError::Config(
+            "KIOKU_EMBEDDING_MODEL needs the SQLite store in this version: search by meaning \
+             on Firestore is not built yet. Unset it, or set KIOKU_STORE=sqlite."
+                .into(),
+        ));
+    }
+    let model = tokio::task::spawn_blocking(move || Model::load(&dir))
+        .await
+        .map_err(|e| StartupError::Config(format!("the embedding model did not load: {e}")))??;
+    tracing::info!(
+        model = %model.id(),
+        dimension = model.dimension(),
+        "embedding model loaded: search by meaning is on"
+    );
+    Ok(Some(Embeddings::new(model, settings.store_timeout())))
 }
 
 /// The store `settings` name, each call within the store time limit. The CLI's export,

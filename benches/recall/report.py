@@ -60,36 +60,73 @@ def pct(x):
     return f"{x:.3f}"
 
 
+def pair(recalls):
+    """`R@5 / R@10`, or a dash for a ranking not run."""
+    return f"{pct(recalls[5])} / {pct(recalls[10])}" if recalls else "–"
+
+
 def table(results):
-    """One Markdown row per data set."""
-    lines = [
-        "| Data set | Docs | Chars | Questions | kioku R@5 | kioku R@10 | refused (4xx) "
-        "| kioku median / p95 ms | BM25 R@5 | BM25 R@10 | load without q: docs, recall |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
+    """One Markdown row per data set: recall@5 / recall@10 of each ranking."""
+    semantic = any("meaning" in r["runs"] for r in results)
+    head = "| Data set | Docs | Chars | Questions | kioku, words |"
+    rule = "| --- | ---: | ---: | ---: | ---: |"
+    if semantic:
+        head += " kioku, words + meaning |"
+        rule += " ---: |"
+    head += " BM25 |"
+    rule += " ---: |"
+    if semantic:
+        head += " dense (same model) | BM25 + dense, RRF |"
+        rule += " ---: | ---: |"
+    head += " refused (4xx) | search median / p95 ms | load without q: docs, recall |"
+    rule += " ---: | ---: | ---: |"
+    lines = [head, rule]
     for r in results:
-        refused = r["refused_total"]
-        codes = ", ".join(f"{c} {n}" for c, n in sorted(r["refused"].items()))
+        runs = r["runs"]
+        row = (f"| {r['name']}{' (held out)' if r['held_out'] else ''} | {r['documents']:,} "
+               f"| {r['chars']:,} | {r['questions']:,} | {pair(runs['words'])} |")
+        if semantic:
+            row += f" {pair(runs.get('meaning'))} |"
+        row += f" {pair(r['bm25'])} |"
+        if semantic:
+            row += f" {pair(r.get('dense'))} | {pair(r.get('fusion'))} |"
+        refused = ", ".join(f"{kind} {run['refused_total']:,}" for kind, run in runs.items())
+        times = "; ".join(f"{kind} {ms(run['latency'][0])} / {ms(run['latency'][1])}"
+                          for kind, run in runs.items())
+        row += (f" {refused} | {times} "
+                f"| {r['plain_docs']:,}, {pct(r['plain_recall'])} |")
+        lines.append(row)
+    return "\n".join(lines)
+
+
+def cost_table(cost):
+    """The model's cost: per 500-character save and per search, the server's CPU (median and
+    p95), its memory, and how long it took to listen."""
+    lines = [
+        "| kioku | save CPU median / p95 ms | search CPU median / p95 ms "
+        "| RSS / peak RSS MiB | start to listening s |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for kind, c in cost.items():
+        rss, peak = c["memory_kib"]
         lines.append(
-            f"| {r['name']}{' (held out)' if r['held_out'] else ''} | {r['documents']:,} "
-            f"| {r['chars']:,} | {r['questions']:,} | {pct(r['kioku'][5])} "
-            f"| {pct(r['kioku'][10])} | {refused:,}{f' ({codes})' if codes else ''} "
-            f"| {ms(r['median'])} / {ms(r['p95'])} | {pct(r['bm25'][5])} "
-            f"| {pct(r['bm25'][10])} | {r['plain_docs']:,}, {pct(r['plain_recall'])} |"
-        )
+            f"| {kind} | {ms(c['save_cpu'][0])} / {ms(c['save_cpu'][1])} "
+            f"| {ms(c['search_cpu'][0])} / {ms(c['search_cpu'][1])} "
+            f"| {rss / 1024:.0f} / {peak / 1024:.0f} | {c['cold_start']:.2f} |")
     return "\n".join(lines)
 
 
 def categories(result):
-    """LoCoMo's recall@10 by question category (the file's numbers), kioku and BM25."""
+    """LoCoMo's recall@10 by question category (the file's numbers), for each ranking."""
     by = result.get("by_category")
     if not by:
         return ""
-    parts = [f"{c}: {n:,} questions, kioku {pct(k)}, BM25 {pct(b)}" for c, n, k, b in by]
+    parts = [f"{c}: {n:,} questions, " + ", ".join(f"{kind} {pct(v)}" for kind, v in r.items())
+             for c, n, r in by]
     return f"{result['name']} recall@10 by category — " + "; ".join(parts) + "."
 
 
-def section(results, source, binary_note, budget, elapsed):
+def section(results, cost, source, binary_note, budget, elapsed):
     notes = [categories(r) for r in results]
     cut = sum(r["cut"] for r in results)
     cleaned = sum(r["cleaned"] for r in results)
@@ -99,6 +136,8 @@ def section(results, source, binary_note, budget, elapsed):
             "",
             f"Run of {datetime.date.today().isoformat()} on {machine()}, kioku at commit "
             f"{source} ({binary_note}); {elapsed:.0f} s in all.",
+            "",
+            "Recall@5 / recall@10:",
             "",
             table(results),
             "",
@@ -110,6 +149,12 @@ def section(results, source, binary_note, budget, elapsed):
             f"summaries holding characters kioku refuses (dropped from the text): {cleaned}. "
             "Latency: client-side, over the searches kioku answered 200, one kept-alive "
             "connection, one request at a time.",
+            "",
+            "What each kioku costs: the server's CPU per request (all its threads, from "
+            "/proc schedstat), over 200 saves of 500-character summaries and 200 searches, one "
+            "at a time; its memory after the whole run; the time from its start to listening.",
+            "",
+            cost_table(cost),
             "",
             END,
         ]

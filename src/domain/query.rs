@@ -17,7 +17,11 @@ pub const MAX_QUERY_TERMS: usize = 64;
 /// The distinct terms of a question, in the order it names them. A question may hold no term
 /// (only punctuation or stop words): it then matches nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Query(Vec<String>);
+pub struct Query {
+    /// The question as asked, trimmed: what a search by meaning embeds.
+    text: String,
+    terms: Vec<String>,
+}
 
 impl Query {
     /// `None` for a blank question; refused past [`MAX_QUERY_WORDS`] or [`MAX_QUERY_CHARS`].
@@ -49,12 +53,19 @@ impl Query {
                 distinct.push(term);
             }
         }
-        Ok(Some(Self(distinct)))
+        Ok(Some(Self {
+            text: raw.trim().to_owned(),
+            terms: distinct,
+        }))
     }
 
     /// The distinct terms, in the order the question names them.
     pub fn terms(&self) -> &[String] {
-        &self.0
+        &self.terms
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
     }
 }
 
@@ -66,7 +77,7 @@ mod tests {
     fn width_and_case_do_not_matter() {
         let wide = Query::parse("ＡＰＩ ｶﾀｶﾅ").unwrap().unwrap();
         let narrow = Query::parse("api カタカナ").unwrap().unwrap();
-        assert_eq!(wide, narrow);
+        assert_eq!(wide.terms(), narrow.terms());
         assert!(wide.terms().contains(&"api".to_owned()));
     }
 

@@ -72,19 +72,26 @@ impl SearchCursor {
     }
 }
 
+/// A result before the budget: its score (in the ranking's own unit: higher is better), the
+/// terms it matched, and the entry.
+#[derive(Debug, Clone)]
+pub struct Ranked {
+    pub score: u64,
+    pub matched: Vec<String>,
+    pub item: Located,
+}
+
 /// Ranks `candidates` (entries the filter admits; extra ones are harmless) by relevance to
-/// the query, then by recency, and takes the best that fit `budget` characters. Segmenting
-/// and scoring every candidate is the costly part: `given_up` is asked between candidates,
-/// and once it says yes the ranking stops and answers `None`.
-pub fn search(
+/// the query, best first, then by recency. Segmenting and scoring every candidate is the
+/// costly part: `given_up` is asked between candidates, and once it says yes the ranking stops
+/// and answers `None`.
+pub fn rank(
     candidates: Vec<Candidate>,
     query: &Query,
     counts: &TermCounts,
     filter: &Filter,
-    after: Option<SearchCursor>,
-    budget_chars: usize,
     given_up: &dyn Fn() -> bool,
-) -> Option<Results> {
+) -> Option<Vec<Ranked>> {
     let mut admitted: Vec<(Located, TermStats)> = Vec::new();
     for Candidate { item, stats } in candidates {
         if given_up() {
@@ -97,24 +104,52 @@ pub fn search(
     }
     let all: Vec<&TermStats> = admitted.iter().map(|(_, stats)| stats).collect();
     let scorer = Scorer::new(query, counts, &all);
-    let mut ranked: Vec<(u64, Vec<String>, Located)> = Vec::new();
-    for (item, stats) in &admitted {
-        let Some((score, mut matched)) = scorer.score(stats) else {
+    let mut ranked: Vec<Ranked> = Vec::new();
+    for (item, stats) in admitted {
+        let Some((score, mut matched)) = scorer.score(&stats) else {
             continue;
         };
-        let score = (score * 1e6).round() as u64;
-        if after.is_none_or(|c| c.admits(score, item.at)) {
-            matched.truncate(MAX_MATCHED);
-            ranked.push((score, matched, item.clone()));
-        }
+        matched.truncate(MAX_MATCHED);
+        ranked.push(Ranked {
+            score: (score * 1e6).round() as u64,
+            matched,
+            item,
+        });
     }
-    ranked.sort_by(|(sa, _, a), (sb, _, b)| sb.cmp(sa).then_with(|| Located::load_order(a, b)));
+    sort(&mut ranked);
+    Some(ranked)
+}
+
+/// Best first, then in load order: the order results come in and cursors count.
+pub fn sort(ranked: &mut [Ranked]) {
+    ranked.sort_by(|a, b| {
+        (b.score.cmp(&a.score)).then_with(|| Located::load_order(&a.item, &b.item))
+    });
+}
+
+/// Takes the best of `ranked` (sorted by [`sort`]) after the cursor that fit `budget_chars`,
+/// at most `filter.limit` of them, and says what it left out.
+pub fn take(
+    ranked: Vec<Ranked>,
+    filter: &Filter,
+    after: Option<SearchCursor>,
+    budget_chars: usize,
+) -> Results {
+    let ranked: Vec<Ranked> = ranked
+        .into_iter()
+        .filter(|r| after.is_none_or(|c| c.admits(r.score, r.item.at)))
+        .collect();
     let total = ranked.len();
     let mut budget = Budget::new(budget_chars);
     let mut results = Results::default();
     let mut ties = Ties::default();
     let limit = filter.limit.unwrap_or(usize::MAX);
-    for (score, matched, item) in ranked {
+    for Ranked {
+        score,
+        matched,
+        item,
+    } in ranked
+    {
         let key = SearchCursor { score, at: item.at };
         if results.found.len() == limit {
             refuse(&mut results, &mut ties, key);
@@ -162,7 +197,7 @@ pub fn search(
         results.omitted = Some(omitted as u64);
         results.next_before = ties.last().and_then(SearchCursor::render);
     }
-    Some(results)
+    results
 }
 
 /// The results are full before a result at `key`: those at `key` go back unless they are all
@@ -209,16 +244,8 @@ mod tests {
             documents: 4,
             counts: vec![4],
         };
-        search(
-            candidates(),
-            &query,
-            &counts,
-            filter,
-            after,
-            budget,
-            &|| false,
-        )
-        .unwrap()
+        let ranked = rank(candidates(), &query, &counts, filter, &|| false).unwrap();
+        take(ranked, filter, after, budget)
     }
 
     /// Room for two results, or a limit of two: the second is at the same instant as the

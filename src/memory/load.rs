@@ -135,9 +135,10 @@ impl Memory {
                 query,
                 after,
             } => {
+                let meaning = self.embed(query.text()).await;
                 let results = self
                     .store
-                    .search(ns, &filter, &query, after, budget)
+                    .search(ns, &filter, &query, meaning.as_ref(), after, budget)
                     .await?;
                 LoadAnswer::Searched(Searched {
                     status: if results.found.is_empty() {

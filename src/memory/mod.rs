@@ -15,7 +15,8 @@ use std::sync::Arc;
 
 use chrono_tz::Tz;
 
-use crate::domain::Retention;
+use crate::domain::{Embedded, Retention};
+use crate::embedding::Embeddings;
 use crate::store::MemoryStore;
 
 pub use error::MemoryError;
@@ -43,11 +44,26 @@ pub struct Rules {
 pub struct Memory {
     store: Arc<dyn MemoryStore>,
     rules: Rules,
+    /// The embedding model, if one is set: saves store a vector beside each entry, and
+    /// searches rank by meaning as well as by words.
+    embeddings: Option<Embeddings>,
 }
 
 impl Memory {
-    pub fn new(store: Arc<dyn MemoryStore>, rules: Rules) -> Self {
-        Self { store, rules }
+    pub fn new(store: Arc<dyn MemoryStore>, rules: Rules, embeddings: Option<Embeddings>) -> Self {
+        Self {
+            store,
+            rules,
+            embeddings,
+        }
+    }
+
+    /// The text's vector, when a model is set and answers in time.
+    async fn embed(&self, text: &str) -> Option<Embedded> {
+        match &self.embeddings {
+            Some(embeddings) => embeddings.embed(text).await,
+            None => None,
+        }
     }
 
     pub fn rules(&self) -> &Rules {

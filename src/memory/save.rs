@@ -28,6 +28,7 @@ impl Memory {
         let summary = Summary::parse(req.summary, self.rules.max_summary_chars)?;
         let thread = ThreadId::parse_or_new(req.thread_id.as_deref())?;
         let entry = Entry::now(summary, self.rules.timezone);
+        let vector = self.embed(&entry.summary).await;
         let SaveOutcome {
             dropped,
             thread_count,
@@ -35,7 +36,7 @@ impl Memory {
             repeat_of,
         } = self
             .store
-            .save(ns, &thread, &entry, &self.rules.retention)
+            .save(ns, &thread, &entry, vector.as_ref(), &self.rules.retention)
             .await?;
         tracing::info!(
             namespace = %ns,
@@ -44,6 +45,7 @@ impl Memory {
             dropped_entries = dropped.entries,
             dropped_threads = dropped.threads,
             duplicate = repeat_of.is_some(),
+            embedded = vector.is_some(),
             "saved"
         );
         Ok(Saved {

@@ -11,8 +11,9 @@ use super::{
     SaveOutcome, StoreError,
 };
 use crate::domain::{
-    Candidate, Entry, Filter, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
-    Query, Results, Retention, SearchCursor, TermCounts, Thread, ThreadId,
+    Candidate, Embedded, Entry, Filter, Located, Namespace, Page, PageBuilder, Profile,
+    ProfileDraft, ProfileWrite, Query, Results, Retention, SearchCursor, TermCounts, Thread,
+    ThreadId,
 };
 
 /// Puts a time limit on every call of the store it wraps, so a stuck store answers
@@ -46,9 +47,10 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
         ns: &Namespace,
         thread: &ThreadId,
         entry: &Entry,
+        vector: Option<&Embedded>,
         retention: &Retention,
     ) -> Result<SaveOutcome, StoreError> {
-        self.bound(self.inner.save(ns, thread, entry, retention))
+        self.bound(self.inner.save(ns, thread, entry, vector, retention))
             .await
     }
 
@@ -74,17 +76,30 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
         self.bound(self.inner.candidates(ns, filter, terms)).await
     }
 
+    async fn nearest(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        meaning: &Embedded,
+    ) -> Result<Vec<Located>, StoreError> {
+        self.bound(self.inner.nearest(ns, filter, meaning)).await
+    }
+
     /// The read and the ranking, within one limit.
     async fn search(
         &self,
         ns: &Namespace,
         filter: &Filter,
         query: &Query,
+        meaning: Option<&Embedded>,
         after: Option<SearchCursor>,
         budget_chars: usize,
     ) -> Result<Results, StoreError> {
-        self.bound(self.inner.search(ns, filter, query, after, budget_chars))
-            .await
+        self.bound(
+            self.inner
+                .search(ns, filter, query, meaning, after, budget_chars),
+        )
+        .await
     }
 
     async fn forget(

@@ -5,8 +5,9 @@ use async_trait::async_trait;
 use super::blocking::off_workers;
 use super::{Counts, NamespaceStats, SaveOutcome, StoreError};
 use crate::domain::{
-    Candidate, Entry, Filter, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
-    Query, Results, Retention, SearchCursor, TermCounts, Thread, ThreadId, drivers, search,
+    Candidate, Embedded, Entry, Filter, Located, Namespace, Page, PageBuilder, Profile,
+    ProfileDraft, ProfileWrite, Query, Results, Retention, SearchCursor, TermCounts, Thread,
+    ThreadId, drivers, fuse, rank, take,
 };
 
 #[async_trait]
@@ -15,11 +16,13 @@ pub trait MemoryStore: Send + Sync {
     /// `retention`'s caps and the store's size limit do not keep, and counts the namespace's
     /// threads. Concurrent saves, to one thread or many, all land. A save that
     /// [repeats](Entry::repeats) the thread's newest entry stores nothing and answers it.
+    /// `vector`, the entry's meaning, is stored with it, and forgotten with it.
     async fn save(
         &self,
         ns: &Namespace,
         thread: &ThreadId,
         entry: &Entry,
+        vector: Option<&Embedded>,
         retention: &Retention,
     ) -> Result<SaveOutcome, StoreError>;
 
@@ -46,7 +49,17 @@ pub trait MemoryStore: Send + Sync {
         terms: &[String],
     ) -> Result<Vec<Candidate>, StoreError>;
 
-    /// The entries holding the query's rarer terms ([`drivers`]), ranked by [`search`].
+    /// The [`MAX_NEAREST`](crate::domain::MAX_NEAREST) entries `filter` admits whose vectors, of `meaning`'s model, are
+    /// closest to it, closest first. Entries without a vector of that model are not among them.
+    async fn nearest(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        meaning: &Embedded,
+    ) -> Result<Vec<Located>, StoreError>;
+
+    /// The entries holding the query's rarer terms ([`drivers`]), ranked by [`rank`]; with
+    /// `meaning` (the query's vector), [`fuse`]d with the entries [`nearest`](Self::nearest) it.
     /// Backends keep this one: it is a method of the store so that [`Bounded`](super::Bounded)
     /// holds the whole search to the read's time limit. Scoring a thousand entries would hold
     /// up an async worker, and every request it serves, so it runs on the blocking pool, and
@@ -56,6 +69,7 @@ pub trait MemoryStore: Send + Sync {
         ns: &Namespace,
         filter: &Filter,
         query: &Query,
+        meaning: Option<&Embedded>,
         after: Option<SearchCursor>,
         budget_chars: usize,
     ) -> Result<Results, StoreError> {
@@ -66,18 +80,19 @@ pub trait MemoryStore: Send + Sync {
         } else {
             self.candidates(ns, filter, &drivers).await?
         };
+        let nearest = match meaning {
+            Some(meaning) => Some(self.nearest(ns, filter, meaning).await?),
+            None => None,
+        };
         let (query, filter) = (query.clone(), filter.clone());
         off_workers(move |given_up| {
             let given_up = || given_up.is_set();
-            search(
-                candidates,
-                &query,
-                &counts,
-                &filter,
-                after,
-                budget_chars,
-                &given_up,
-            )
+            let ranked = rank(candidates, &query, &counts, &filter, &given_up)?;
+            let ranked = match nearest {
+                Some(nearest) => fuse(ranked, nearest, &filter),
+                None => ranked,
+            };
+            Some(take(ranked, &filter, after, budget_chars))
         })
         .await?
         .ok_or(StoreError::GivenUp)

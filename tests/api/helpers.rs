@@ -36,6 +36,7 @@ pub fn settings(data_dir: &Path) -> Settings {
         store: Some(StoreKind::Sqlite),
         firestore_database: "(default)".into(),
         data_dir: data_dir.to_owned(),
+        embedding_model: None,
         timezone: chrono_tz::Asia::Tokyo,
         max_summary_chars: 5_000,
         max_profile_chars: 2_000,

@@ -34,4 +34,5 @@ mod scale;
 mod schema;
 mod schemathesis;
 mod search;
+mod semantic;
 mod transfer;

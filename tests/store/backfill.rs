@@ -147,6 +147,7 @@ async fn the_originals_saves_after_the_backfill_still_load_first() {
             &ns,
             &ThreadId::parse("k").unwrap(),
             &entry("kioku's", &at(40)),
+            None,
             &KEEP_ALL,
         )
         .await
@@ -216,7 +217,7 @@ async fn the_originals_threads_are_found_before_and_after_migrate() {
         async move {
             let query = kioku::domain::Query::parse(q).unwrap().unwrap();
             let results = store
-                .search(ns, &Filter::default(), &query, None, usize::MAX)
+                .search(ns, &Filter::default(), &query, None, None, usize::MAX)
                 .await
                 .unwrap();
             let mut found: Vec<String> = results.found.into_iter().map(|f| f.summary).collect();

@@ -82,7 +82,9 @@ pub async fn a_saved_entry_loads_back_exactly(store: &impl MemoryStore) {
         "要約: 🎌 \u{200f}עברית\u{200b} \"quotes\" \\ tab\there\r\nnext line",
         "2025-08-19T08:39:27.174624+09:00",
     );
-    let outcome = store.save(&ns, &thread("t1"), &saved, &KEEP_ALL).await;
+    let outcome = store
+        .save(&ns, &thread("t1"), &saved, None, &KEEP_ALL)
+        .await;
     let one_thread = SaveOutcome {
         dropped: Dropped::default(),
         thread_count: 1,
@@ -109,7 +111,7 @@ pub async fn entries_come_oldest_first_and_threads_most_recent_first(store: &imp
     for (i, (id, summary)) in saves.into_iter().enumerate() {
         let ts = format!("2025-01-01T00:00:0{i}.000000+09:00");
         store
-            .save(&ns, &thread(id), &entry(summary, &ts), &KEEP_ALL)
+            .save(&ns, &thread(id), &entry(summary, &ts), None, &KEEP_ALL)
             .await
             .unwrap();
     }
@@ -133,12 +135,19 @@ pub async fn namespaces_never_see_each_other(store: &impl MemoryStore) {
             &alice,
             &thread("shared-id"),
             &entry("alice's", "t"),
+            None,
             &KEEP_ALL,
         )
         .await
         .unwrap();
     store
-        .save(&bob, &thread("shared-id"), &entry("bob's", "t"), &KEEP_ALL)
+        .save(
+            &bob,
+            &thread("shared-id"),
+            &entry("bob's", "t"),
+            None,
+            &KEEP_ALL,
+        )
         .await
         .unwrap();
     store
@@ -146,6 +155,7 @@ pub async fn namespaces_never_see_each_other(store: &impl MemoryStore) {
             &bob,
             &thread("other"),
             &entry("bob's other", "t"),
+            None,
             &KEEP_ALL,
         )
         .await
@@ -166,9 +176,13 @@ pub async fn parallel_saves_to_one_thread_all_land(store: &impl MemoryStore) {
     let id = thread("busy");
     let expected: HashSet<String> = (0..200).map(|i| format!("entry {i}")).collect();
     let entries: Vec<Entry> = expected.iter().map(|s| entry(s, "t")).collect();
-    try_join_all(entries.iter().map(|e| store.save(&ns, &id, e, &KEEP_ALL)))
-        .await
-        .unwrap();
+    try_join_all(
+        entries
+            .iter()
+            .map(|e| store.save(&ns, &id, e, None, &KEEP_ALL)),
+    )
+    .await
+    .unwrap();
     let threads = load_all(store, &ns).await;
     assert_eq!(threads[0].entries.len(), 200);
     assert_eq!(summary_set(&threads[0]), expected);
@@ -181,7 +195,7 @@ pub async fn parallel_saves_across_threads_are_all_counted(store: &impl MemorySt
     try_join_all(
         saves
             .iter()
-            .map(|(id, e)| store.save(&ns, id, e, &KEEP_ALL)),
+            .map(|(id, e)| store.save(&ns, id, e, None, &KEEP_ALL)),
     )
     .await
     .unwrap();
@@ -210,7 +224,13 @@ pub async fn save_at(
             second % 60
         );
         store
-            .save(ns, &thread(id), &entry(summary, &timestamp), &KEEP_ALL)
+            .save(
+                ns,
+                &thread(id),
+                &entry(summary, &timestamp),
+                None,
+                &KEEP_ALL,
+            )
             .await
             .unwrap();
     }

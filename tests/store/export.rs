@@ -14,13 +14,13 @@ pub async fn pages_of_threads_reach_every_thread_once_by_id(store: &impl MemoryS
     for (i, id) in ids.iter().enumerate() {
         let saved = entry(&format!("{id} 1"), &format!("2025-08-19T10:00:{i:02}Z"));
         store
-            .save(&ns, &ThreadId::parse(id).unwrap(), &saved, &KEEP_ALL)
+            .save(&ns, &ThreadId::parse(id).unwrap(), &saved, None, &KEEP_ALL)
             .await
             .unwrap();
     }
     let again = entry("a 2", "2025-08-19T10:01:00Z");
     store
-        .save(&ns, &ThreadId::parse("a").unwrap(), &again, &KEEP_ALL)
+        .save(&ns, &ThreadId::parse("a").unwrap(), &again, None, &KEEP_ALL)
         .await
         .unwrap();
     let elsewhere = entry("not this namespace's", "2025-08-19T10:02:00Z");
@@ -29,6 +29,7 @@ pub async fn pages_of_threads_reach_every_thread_once_by_id(store: &impl MemoryS
             &other,
             &ThreadId::parse("a0").unwrap(),
             &elsewhere,
+            None,
             &KEEP_ALL,
         )
         .await

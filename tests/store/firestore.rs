@@ -51,7 +51,13 @@ async fn threads_written_by_the_original_load_unchanged_and_newest_first() {
     // A kioku save into the original's thread appends and moves it to the front.
     let added = entry("kioku から追記", "2025-09-01T10:00:00.000000+09:00");
     store
-        .save(&ns, &ThreadId::parse("b-older").unwrap(), &added, &KEEP_ALL)
+        .save(
+            &ns,
+            &ThreadId::parse("b-older").unwrap(),
+            &added,
+            None,
+            &KEEP_ALL,
+        )
         .await
         .unwrap();
     let threads = load_all(&store, &ns).await;
@@ -77,6 +83,7 @@ async fn documents_kioku_writes_have_the_original_shape() {
             &ns,
             &id,
             &entry("one", "2025-08-19T08:39:27.174624+09:00"),
+            None,
             &KEEP_ALL,
         )
         .await
@@ -86,6 +93,7 @@ async fn documents_kioku_writes_have_the_original_shape() {
             &ns,
             &id,
             &entry("two", "2025-08-19T08:40:00.000000+09:00"),
+            None,
             &KEEP_ALL,
         )
         .await
@@ -160,14 +168,14 @@ async fn a_save_past_the_document_limit_drops_the_oldest_entries() {
     };
     for i in 0..3 {
         let trimmed = store
-            .save(&ns, &id, &big(i), &KEEP_ALL)
+            .save(&ns, &id, &big(i), None, &KEEP_ALL)
             .await
             .unwrap()
             .dropped;
         assert_eq!(trimmed, Dropped::default());
     }
     let trimmed = store
-        .save(&ns, &id, &big(3), &KEEP_ALL)
+        .save(&ns, &id, &big(3), None, &KEEP_ALL)
         .await
         .unwrap()
         .dropped;
@@ -181,7 +189,10 @@ async fn a_save_past_the_document_limit_drops_the_oldest_entries() {
     assert_eq!(threads[0].entries, [big(1), big(2), big(3)]);
 
     let huge = entry(&"記".repeat(400_000), "2025-01-01T00:00:09.000000+09:00");
-    let err = store.save(&ns, &id, &huge, &KEEP_ALL).await.unwrap_err();
+    let err = store
+        .save(&ns, &id, &huge, None, &KEEP_ALL)
+        .await
+        .unwrap_err();
     assert!(matches!(err, StoreError::DocumentTooLarge), "{err:?}");
     assert_eq!(load_all(&store, &ns).await, threads);
 }
@@ -208,7 +219,11 @@ async fn a_retention_age_sets_the_ttl_field_in_the_append() {
         .await
         .unwrap();
     let new = entry("new", &days_ago(0));
-    let dropped = store.save(&ns, &id, &new, &week).await.unwrap().dropped;
+    let dropped = store
+        .save(&ns, &id, &new, None, &week)
+        .await
+        .unwrap()
+        .dropped;
     assert_eq!(dropped, Dropped::default());
     let within_age = Filter {
         since: week.cutoff(),
@@ -248,15 +263,24 @@ fn a_thread_calls_on_after_the_runtime_that_opened_its_client_ends() {
     ];
     let first = on_this_thread();
     first.block_on(async {
-        store.save(&ns, &id, &saves[0], &KEEP_ALL).await.unwrap();
+        store
+            .save(&ns, &id, &saves[0], None, &KEEP_ALL)
+            .await
+            .unwrap();
         // Time for this runtime's own client to open; the next save goes through it.
         tokio::time::sleep(Duration::from_millis(500)).await;
-        store.save(&ns, &id, &saves[1], &KEEP_ALL).await.unwrap();
+        store
+            .save(&ns, &id, &saves[1], None, &KEEP_ALL)
+            .await
+            .unwrap();
     });
     drop(first);
     let second = on_this_thread();
     second.block_on(async {
-        store.save(&ns, &id, &saves[2], &KEEP_ALL).await.unwrap();
+        store
+            .save(&ns, &id, &saves[2], None, &KEEP_ALL)
+            .await
+            .unwrap();
         let threads = load_all(&store, &ns).await;
         assert_eq!(threads[0].entries, saves);
     });

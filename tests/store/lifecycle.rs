@@ -23,7 +23,7 @@ async fn save(
 ) -> Dropped {
     let saved = entry(summary, &at(second));
     store
-        .save(ns, &thread(id), &saved, retention)
+        .save(ns, &thread(id), &saved, None, retention)
         .await
         .unwrap()
         .dropped
@@ -196,10 +196,13 @@ pub async fn threads_and_namespaces_list_what_is_held(store: &impl MemoryStore) 
         (&two, "x", entry("x1", &at(3))),
     ];
     for (ns, id, saved) in &saves {
-        store.save(ns, &thread(id), saved, &KEEP_ALL).await.unwrap();
+        store
+            .save(ns, &thread(id), saved, None, &KEEP_ALL)
+            .await
+            .unwrap();
     }
     store
-        .save(&one, &thread("b"), &entry("b2", &at(2)), &KEEP_ALL)
+        .save(&one, &thread("b"), &entry("b2", &at(2)), None, &KEEP_ALL)
         .await
         .unwrap();
     let threads = all_threads(store, &one).await;
@@ -234,7 +237,7 @@ pub async fn deleting_a_namespace_removes_only_it(store: &impl MemoryStore) {
     let (gone, kept) = (namespace(), namespace());
     for (ns, id) in [(&gone, "a"), (&gone, "b"), (&kept, "a")] {
         store
-            .save(ns, &thread(id), &entry(id, &at(1)), &KEEP_ALL)
+            .save(ns, &thread(id), &entry(id, &at(1)), None, &KEEP_ALL)
             .await
             .unwrap();
     }

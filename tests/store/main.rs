@@ -41,6 +41,7 @@ mod sqlite {
                 &ns,
                 &id,
                 &crate::conformance::entry("kept", "ts"),
+                None,
                 &crate::conformance::KEEP_ALL,
             )
             .await

@@ -36,7 +36,10 @@ async fn rounds(store: &impl MemoryStore, ties: bool) -> (Namespace, Vec<Located
             let summary = format!("{id} round {round} {}", "記".repeat(i % 5 * 10));
             let entry = entry(&summary, &stamp(second));
             let thread = ThreadId::parse(&id).unwrap();
-            store.save(&ns, &thread, &entry, &KEEP_ALL).await.unwrap();
+            store
+                .save(&ns, &thread, &entry, None, &KEEP_ALL)
+                .await
+                .unwrap();
             saved.push(Located {
                 thread_id: id,
                 at: entry_micros(&entry.timestamp),

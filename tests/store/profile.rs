@@ -54,7 +54,7 @@ pub async fn a_repeated_save_stores_nothing_and_answers_the_entry_it_repeats(
     let (ns, id) = (&ns, &id);
     let save = |summary: &str, timestamp: &str| {
         let entry = entry(summary, timestamp);
-        async move { store.save(ns, id, &entry, &KEEP_ALL).await.unwrap() }
+        async move { store.save(ns, id, &entry, None, &KEEP_ALL).await.unwrap() }
     };
     let first = save("要約", "2025-08-19T10:00:00.000000+09:00").await;
     assert!(first.new_thread && first.repeat_of.is_none(), "{first:?}");
@@ -189,7 +189,13 @@ pub async fn a_profile_is_forgotten_deleted_and_listed_with_its_namespace(
     written(store, &both, "c").await;
     let id = ThreadId::parse("t").unwrap();
     store
-        .save(&both, &id, &entry("s", "2025-08-19T10:00:00Z"), &KEEP_ALL)
+        .save(
+            &both,
+            &id,
+            &entry("s", "2025-08-19T10:00:00Z"),
+            None,
+            &KEEP_ALL,
+        )
         .await
         .unwrap();
     let listed: Vec<String> = store

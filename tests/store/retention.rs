@@ -35,7 +35,7 @@ pub async fn parallel_saves_with_every_limit_set_all_land(store: &impl MemorySto
     try_join_all(
         entries
             .iter()
-            .map(|e| store.save(&ns, &id, e, &EVERY_LIMIT)),
+            .map(|e| store.save(&ns, &id, e, None, &EVERY_LIMIT)),
     )
     .await
     .unwrap();
@@ -52,7 +52,9 @@ pub async fn entries_past_their_age_are_never_a_saves_drops(store: &impl MemoryS
         max_age_days: NonZeroU32::new(7),
         ..KEEP_ALL
     };
-    let alone = store.save(&ns, &id, &entry("a", &days_ago(0)), &week).await;
+    let alone = store
+        .save(&ns, &id, &entry("a", &days_ago(0)), None, &week)
+        .await;
     assert_eq!(alone.unwrap().dropped.entries, 0, "age alone");
 
     // With a cap, the entry past its age neither counts toward it nor is reported.
@@ -63,7 +65,7 @@ pub async fn entries_past_their_age_are_never_a_saves_drops(store: &impl MemoryS
     let mut dropped = Vec::new();
     for summary in ["b", "c"] {
         let new = entry(summary, &days_ago(0));
-        let saved = store.save(&ns, &id, &new, &capped).await.unwrap();
+        let saved = store.save(&ns, &id, &new, None, &capped).await.unwrap();
         dropped.push(saved.dropped.entries);
     }
     assert_eq!(dropped, [0, 1]);

@@ -15,7 +15,7 @@ pub async fn search_for(
 ) -> Vec<(String, String)> {
     let query = Query::parse(q).unwrap().unwrap();
     store
-        .search(ns, filter, &query, None, usize::MAX)
+        .search(ns, filter, &query, None, None, usize::MAX)
         .await
         .unwrap()
         .found
@@ -52,7 +52,7 @@ pub async fn search_folds_width_and_case_and_keeps_to_the_filter(store: &impl Me
     );
     let query = Query::parse("Api").unwrap().unwrap();
     let results = store
-        .search(&ns, &Filter::default(), &query, None, usize::MAX)
+        .search(&ns, &Filter::default(), &query, None, None, usize::MAX)
         .await
         .unwrap();
     assert!(

@@ -34,7 +34,13 @@ async fn holding(store: &impl MemoryStore, ns: &Namespace, q: &str) -> Vec<u64> 
 async fn one_each(store: &impl MemoryStore, ns: &Namespace, threads: &[(&str, &str)]) {
     for (second, (id, summary)) in threads.iter().enumerate() {
         store
-            .save(ns, &thread(id), &entry(summary, &at(second)), &KEEP_ALL)
+            .save(
+                ns,
+                &thread(id),
+                &entry(summary, &at(second)),
+                None,
+                &KEEP_ALL,
+            )
             .await
             .unwrap();
     }
@@ -83,9 +89,9 @@ pub async fn saves_imports_and_forgets_keep_the_index_exact(store: &impl MemoryS
     let ns = namespace();
     let id = thread("t");
     let first = entry("alpha gone", &at(1));
-    store.save(&ns, &id, &first, &KEEP_ALL).await.unwrap();
+    store.save(&ns, &id, &first, None, &KEEP_ALL).await.unwrap();
     store
-        .save(&ns, &id, &entry("alpha beta", &at(2)), &KEEP_ALL)
+        .save(&ns, &id, &entry("alpha beta", &at(2)), None, &KEEP_ALL)
         .await
         .unwrap();
     store
@@ -116,7 +122,7 @@ pub async fn entries_a_cap_drops_leave_the_index(store: &impl MemoryStore) {
     };
     for (second, summary) in ["oldest words", "newer words"].iter().enumerate() {
         store
-            .save(&ns, &id, &entry(summary, &at(second)), &one)
+            .save(&ns, &id, &entry(summary, &at(second)), None, &one)
             .await
             .unwrap();
     }

@@ -14,10 +14,14 @@ use super::values::{
 };
 use super::writes::{append_write, delete_write, entries_write};
 use crate::domain::{
-    Candidate, Entry, Filter, Located, Namespace, Page, PageBuilder, Profile, ProfileDraft,
-    ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId,
+    Candidate, Embedded, Entry, Filter, Located, Namespace, Page, PageBuilder, Profile,
+    ProfileDraft, ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId,
 };
 use crate::store::{Counts, Dropped, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
+
+/// Vectors on Firestore (a `findNearest` query) are not built yet; startup refuses an embedding
+/// model with this store, so no call reaches these refusals.
+const NO_VECTORS: &str = "vectors are not stored on Firestore in this version";
 
 #[async_trait]
 impl MemoryStore for FirestoreStore {
@@ -32,8 +36,12 @@ impl MemoryStore for FirestoreStore {
         ns: &Namespace,
         thread: &ThreadId,
         entry: &Entry,
+        vector: Option<&Embedded>,
         retention: &Retention,
     ) -> Result<SaveOutcome, StoreError> {
+        if vector.is_some() {
+            return Err(StoreError::Misconfigured(NO_VECTORS));
+        }
         let name = self.thread_path(ns, thread);
         let (current, counted) = tokio::join!(self.get(&name), self.count(ns));
         let (mut current, counted) = (current?, counted?);
@@ -124,6 +132,15 @@ impl MemoryStore for FirestoreStore {
         terms: &[String],
     ) -> Result<Vec<Candidate>, StoreError> {
         self.indexed_candidates(ns, filter, terms).await
+    }
+
+    async fn nearest(
+        &self,
+        _ns: &Namespace,
+        _filter: &Filter,
+        _meaning: &Embedded,
+    ) -> Result<Vec<Located>, StoreError> {
+        Err(StoreError::Misconfigured(NO_VECTORS))
     }
 
     async fn forget(

@@ -6,7 +6,8 @@ use rusqlite::Connection;
 use tokio::sync::oneshot;
 
 use super::sql::{apply_caps, insert_entry, newest_entry, thread_count};
-use crate::domain::{Entry, Retention};
+use super::vectors::insert_vector;
+use crate::domain::{Embedded, Entry, Retention};
 use crate::store::{SaveOutcome, StoreError};
 
 /// A save waiting for its commit, and where to say how it went.
@@ -14,16 +15,18 @@ pub struct Queued {
     ns: String,
     thread: String,
     entry: Entry,
+    vector: Option<Embedded>,
     retention: Retention,
     done: oneshot::Sender<Result<SaveOutcome, StoreError>>,
 }
 
 impl Queued {
-    /// A save of `entry`, and where its outcome will be told.
+    /// A save of `entry` (with its vector), and where its outcome will be told.
     pub fn new(
         ns: String,
         thread: String,
         entry: Entry,
+        vector: Option<Embedded>,
         retention: Retention,
     ) -> (Self, oneshot::Receiver<Result<SaveOutcome, StoreError>>) {
         let (done, outcome) = oneshot::channel();
@@ -31,6 +34,7 @@ impl Queued {
             ns,
             thread,
             entry,
+            vector,
             retention,
             done,
         };
@@ -49,7 +53,10 @@ fn insert(conn: &Connection, save: &Queued) -> rusqlite::Result<SaveOutcome> {
             ..SaveOutcome::default()
         });
     }
-    insert_entry(conn, &save.ns, &save.thread, &save.entry)?;
+    let seq = insert_entry(conn, &save.ns, &save.thread, &save.entry)?;
+    if let Some(vector) = &save.vector {
+        insert_vector(conn, seq, vector)?;
+    }
     let dropped = apply_caps(conn, &save.ns, &save.thread, &save.retention)?;
     Ok(SaveOutcome {
         dropped,
@@ -124,7 +131,7 @@ mod tests {
             summary: summary.into(),
             timestamp: "2025-08-19T08:39:27.174624+09:00".into(),
         };
-        Queued::new("ns".into(), "t".into(), entry, Retention::default())
+        Queued::new("ns".into(), "t".into(), entry, None, Retention::default())
     }
 
     #[test]

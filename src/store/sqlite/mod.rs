@@ -10,6 +10,7 @@ mod schema;
 mod search;
 mod sql;
 mod store;
+mod vectors;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};

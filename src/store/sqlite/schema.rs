@@ -4,6 +4,7 @@
 use rusqlite::{Connection, Transaction, params};
 
 use super::search::{add_search_index, record_terms_version, register_functions, reindex_if_stale};
+use super::vectors::add_vectors;
 use crate::domain::{entry_micros, fold};
 
 /// Schema versions, applied in order at open; `PRAGMA user_version` records how many ran.
@@ -15,6 +16,7 @@ const MIGRATIONS: &[fn(&Transaction) -> rusqlite::Result<()>] = &[
     add_profiles,
     add_search_index,
     record_terms_version,
+    add_vectors,
 ];
 
 /// 1: entries in save order; each thread remembers its latest entry.

@@ -9,13 +9,13 @@ use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use crate::domain::{Entry, Filter, Located, Retention, entry_micros};
 use crate::store::{Counts, Dropped};
 
-/// Appends `entry` to the thread and makes it the thread's latest.
+/// Appends `entry` to the thread and makes it the thread's latest; answers its `seq`.
 pub fn insert_entry(
     conn: &Connection,
     ns: &str,
     thread: &str,
     entry: &Entry,
-) -> rusqlite::Result<()> {
+) -> rusqlite::Result<i64> {
     conn.prepare_cached(
         "INSERT INTO entries (namespace, thread_id, summary, timestamp, at_us)
          VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -33,7 +33,7 @@ pub fn insert_entry(
          ON CONFLICT (namespace, thread_id) DO UPDATE SET last_seq = excluded.last_seq",
     )?
     .execute(params![ns, thread, seq])?;
-    Ok(())
+    Ok(seq)
 }
 
 /// Drops what `retention`'s caps do not keep after a save to `thread`: its oldest entries

@@ -8,10 +8,10 @@ use rusqlite::{params, params_from_iter};
 
 use super::group_commit::{Queued, commit_queued};
 use super::sql::{counts, filter_sql, insert_entry, keep_newest_threads, located};
-use super::{SqliteStore, Stop, profile, search};
+use super::{SqliteStore, Stop, profile, search, vectors};
 use crate::domain::{
-    Candidate, Entry, Filter, Namespace, Page, PageBuilder, Profile, ProfileDraft, ProfileWrite,
-    Query, Retention, TermCounts, Thread, ThreadId,
+    Candidate, Embedded, Entry, Filter, Located, Namespace, Page, PageBuilder, Profile,
+    ProfileDraft, ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId,
 };
 use crate::store::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
 
@@ -22,12 +22,14 @@ impl MemoryStore for SqliteStore {
         ns: &Namespace,
         thread: &ThreadId,
         entry: &Entry,
+        vector: Option<&Embedded>,
         retention: &Retention,
     ) -> Result<SaveOutcome, StoreError> {
         let (save, outcome) = Queued::new(
             ns.name().to_owned(),
             thread.as_str().to_owned(),
             entry.clone(),
+            vector.cloned(),
             *retention,
         );
         self.queue
@@ -108,6 +110,17 @@ impl MemoryStore for SqliteStore {
     ) -> Result<Vec<Candidate>, StoreError> {
         let (ns, filter, terms) = (ns.name().to_owned(), filter.clone(), terms.to_vec());
         self.read(move |conn| search::candidates(conn, &ns, &filter, &terms))
+            .await
+    }
+
+    async fn nearest(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        meaning: &Embedded,
+    ) -> Result<Vec<Located>, StoreError> {
+        let (ns, filter, meaning) = (ns.name().to_owned(), filter.clone(), meaning.clone());
+        self.read(move |conn| vectors::nearest(conn, &ns, &filter, &meaning))
             .await
     }
 

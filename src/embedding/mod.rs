@@ -1,0 +1,11 @@
+//! Search by meaning: a sentence-embedding model (BERT family, safetensors weights) run in this
+//! process by candle, so that no memory leaves the service and a save costs no call. Optional:
+//! without `KIOKU_EMBEDDING_MODEL`, search is lexical only.
+
+mod embeddings;
+mod error;
+mod model;
+
+pub use embeddings::Embeddings;
+pub use error::EmbeddingError;
+pub use model::Model;

@@ -1,0 +1,185 @@
+//! A BERT-family sentence-embedding model from a directory: its tokenizer, its weights, and
+//! how it pools token vectors into one (the mean, unless its pooling config says the first).
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use sha2::{Digest, Sha256};
+use tokenizers::{Tokenizer, TruncationParams};
+
+use super::EmbeddingError;
+use super::error::Cause;
+use crate::domain::{ModelId, Vector};
+
+/// Most tokens a text is read to when the model does not say (`sentence_bert_config.json`):
+/// what sentence-transformers' MiniLM models read.
+const DEFAULT_MAX_TOKENS: usize = 256;
+
+pub struct Model {
+    tokenizer: Tokenizer,
+    bert: BertModel,
+    id: ModelId,
+    dimension: usize,
+    /// Pool by the first token's vector (`[CLS]`) instead of the mean of all.
+    first_token: bool,
+}
+
+impl Model {
+    /// Loads the model in `dir`, or says which file is missing or unreadable.
+    pub fn load(dir: &Path) -> Result<Self, EmbeddingError> {
+        let path = |file: &'static str| {
+            let path = dir.join(file);
+            path.is_file()
+                .then_some(path)
+                .ok_or(EmbeddingError::Missing {
+                    dir: dir.to_owned(),
+                    file,
+                })
+        };
+        let (config_path, tokenizer_path, weights_path) = (
+            path("config.json")?,
+            path("tokenizer.json")?,
+            path("model.safetensors")?,
+        );
+        let config: Config = read_json(&config_path, "config.json", "a BERT model's config")?;
+        let options = ModelOptions::read(dir)?;
+        let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
+            .map_err(|e| invalid("tokenizer.json", "a tokenizer", e))?;
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: options.max_tokens.min(config.max_position_embeddings),
+                ..TruncationParams::default()
+            }))
+            .map_err(|e| invalid("tokenizer.json", "a tokenizer", e))?;
+        tokenizer.with_padding(None);
+        let digest = digest_of(&weights_path)?;
+        // SAFETY: the weights are mapped read-only, and kioku does not change the file while
+        // it runs (the operator replacing it under a running server is not supported).
+        let weights = unsafe {
+            VarBuilder::from_mmaped_safetensors(&[&weights_path], DType::F32, &Device::Cpu)
+        }
+        .map_err(|e| invalid("model.safetensors", "safetensors weights", e))?;
+        let bert = BertModel::load(weights, &config)
+            .map_err(|e| invalid("model.safetensors", "the weights of a BERT model", e))?;
+        Ok(Self {
+            tokenizer,
+            bert,
+            id: ModelId::new(&digest, config.hidden_size),
+            dimension: config.hidden_size,
+            first_token: options.first_token,
+        })
+    }
+
+    pub fn id(&self) -> &ModelId {
+        &self.id
+    }
+
+    pub fn dimension(&self) -> usize {
+        self.dimension
+    }
+
+    /// The text's vector. Texts longer than the model reads are read to its limit.
+    pub fn embed(&self, text: &str) -> Result<Vector, EmbeddingError> {
+        let encoding = self
+            .tokenizer
+            .encode(text, true)
+            .map_err(EmbeddingError::Inference)?;
+        let inference = |e: candle_core::Error| EmbeddingError::Inference(e.into());
+        let ids = Tensor::new(encoding.get_ids(), &Device::Cpu)
+            .and_then(|t| t.unsqueeze(0))
+            .map_err(inference)?;
+        let types = ids.zeros_like().map_err(inference)?;
+        let tokens = self.bert.forward(&ids, &types, None).map_err(inference)?;
+        let pooled = if self.first_token {
+            tokens.get_on_dim(1, 0)
+        } else {
+            tokens.mean(1)
+        };
+        let values: Vec<f32> = pooled
+            .and_then(|t| t.squeeze(0))
+            .and_then(|t| t.to_vec1())
+            .map_err(inference)?;
+        Vector::unit(values).ok_or_else(|| {
+            EmbeddingError::Inference("the model gave a zero or non-finite vector".into())
+        })
+    }
+}
+
+/// What sentence-transformers keeps beside the weights: how many tokens the model reads, and
+/// how it pools them. Both files are optional.
+struct ModelOptions {
+    max_tokens: usize,
+    first_token: bool,
+}
+
+impl ModelOptions {
+    fn read(dir: &Path) -> Result<Self, EmbeddingError> {
+        #[derive(serde::Deserialize)]
+        struct SentenceBert {
+            max_seq_length: usize,
+        }
+        #[derive(serde::Deserialize)]
+        struct Pooling {
+            #[serde(default)]
+            pooling_mode_cls_token: bool,
+        }
+        let sentence = dir.join("sentence_bert_config.json");
+        let pooling = dir.join("1_Pooling/config.json");
+        Ok(Self {
+            max_tokens: match sentence.is_file() {
+                true => {
+                    read_json::<SentenceBert>(&sentence, "sentence_bert_config.json", "JSON")?
+                        .max_seq_length
+                }
+                false => DEFAULT_MAX_TOKENS,
+            },
+            first_token: pooling.is_file()
+                && read_json::<Pooling>(&pooling, "1_Pooling/config.json", "JSON")?
+                    .pooling_mode_cls_token,
+        })
+    }
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    file: &'static str,
+    expected: &'static str,
+) -> Result<T, EmbeddingError> {
+    let reader = File::open(path)
+        .map(BufReader::new)
+        .map_err(|e| invalid(file, expected, e))?;
+    serde_json::from_reader(reader).map_err(|e| invalid(file, expected, e))
+}
+
+/// The weights' SHA-256, in hex: what names the model.
+fn digest_of(path: &Path) -> Result<String, EmbeddingError> {
+    let mut file = File::open(path).map_err(|e| invalid("model.safetensors", "a file", e))?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0; 1 << 20];
+    loop {
+        let n = file
+            .read(&mut buffer)
+            .map_err(|e| invalid("model.safetensors", "a file", e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+    }
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+fn invalid(file: &'static str, expected: &'static str, source: impl Into<Cause>) -> EmbeddingError {
+    EmbeddingError::Invalid {
+        file,
+        expected,
+        source: source.into(),
+    }
+}

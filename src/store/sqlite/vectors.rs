@@ -1,0 +1,75 @@
+//! Each entry's vector, for search by meaning: a row of `entry_vectors` beside the entry,
+//! written in the save's transaction and deleted with the entry by a trigger. The nearest are
+//! found by reading every vector of the namespace and comparing: a namespace holds thousands
+//! of entries, not millions, and a scan of them costs less than keeping an index in step
+//! (docs/scale.md has the figures).
+
+use rusqlite::types::Value;
+use rusqlite::{Connection, Transaction, params, params_from_iter};
+
+use super::sql::{filter_sql, located};
+use crate::domain::{Embedded, Filter, Located, MAX_NEAREST, Vector};
+
+/// 8: the entries' vectors, and the model that computed each.
+pub fn add_vectors(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE entry_vectors (
+             seq INTEGER PRIMARY KEY, model TEXT NOT NULL, vector BLOB NOT NULL);
+         CREATE TRIGGER entry_vector_deleted AFTER DELETE ON entries BEGIN
+             DELETE FROM entry_vectors WHERE seq = old.seq;
+         END;",
+    )
+}
+
+/// Stores the vector of the entry `seq`, in place of any it had.
+pub fn insert_vector(conn: &Connection, seq: i64, embedded: &Embedded) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO entry_vectors (seq, model, vector) VALUES (?1, ?2, ?3)",
+    )?
+    .execute(params![
+        seq,
+        embedded.model.as_str(),
+        embedded.vector.to_bytes()
+    ])?;
+    Ok(())
+}
+
+/// The [`MAX_NEAREST`] entries of the namespace `filter` admits whose vectors of `meaning`'s
+/// model are closest to it, closest first; ties by `seq`, newest stored first.
+pub fn nearest(
+    conn: &Connection,
+    ns: &str,
+    filter: &Filter,
+    meaning: &Embedded,
+) -> rusqlite::Result<Vec<Located>> {
+    let (clause, mut values) = filter_sql(filter);
+    values.insert(0, Value::Text(ns.to_owned()));
+    values.push(Value::Text(meaning.model.as_str().to_owned()));
+    let sql = format!(
+        "SELECT v.seq, v.vector FROM entries CROSS JOIN entry_vectors v ON v.seq = entries.seq
+         WHERE {clause} AND v.model = ?{}",
+        values.len()
+    );
+    let mut scored: Vec<(f32, i64)> = Vec::new();
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(params_from_iter(&values))?;
+    while let Some(row) = rows.next()? {
+        let bytes = row.get_ref(1)?.as_blob()?;
+        if let Some(vector) = Vector::from_bytes(bytes) {
+            scored.push((meaning.vector.cosine(&vector), row.get(0)?));
+        }
+    }
+    let closest = |a: &(f32, i64), b: &(f32, i64)| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1));
+    if scored.len() > MAX_NEAREST {
+        scored.select_nth_unstable_by(MAX_NEAREST - 1, closest);
+        scored.truncate(MAX_NEAREST);
+    }
+    scored.sort_unstable_by(closest);
+    let mut entry = conn.prepare_cached(
+        "SELECT thread_id, summary, timestamp, at_us, seq FROM entries WHERE seq = ?1",
+    )?;
+    scored
+        .iter()
+        .map(|(_, seq)| entry.query_row([seq], located))
+        .collect()
+}

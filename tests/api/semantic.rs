@@ -1,0 +1,124 @@
+//! Search by meaning, over HTTP on a server running a real embedding model (all-MiniLM-L6-v2,
+//! which scripts/test fetches): a question that shares no word with any memory still finds the
+//! one it is about, a forgotten entry's vector goes with it, and a model directory that lacks a
+//! file refuses the start, naming the file.
+
+use std::path::PathBuf;
+
+use kioku::config::StoreKind;
+use kioku::startup::Application;
+use kioku::telemetry::ErrorChain;
+use reqwest::Method;
+use serde_json::Value;
+
+use crate::helpers::{Fresh, ok_json, settings, spawn_fresh};
+
+const REHAB: &str =
+    "Physiotherapy twice a week since the ligament surgery; the swelling went down.";
+const TRIP: &str = "Booked the ryokan near Arashiyama for the autumn trip.";
+const DESK: &str = "Ordered the oak standing desk; delivery in three weeks.";
+/// Not one of its words (or their stems) is in any summary above.
+const QUESTION: &str = "How is my knee doing?";
+
+fn model_dir() -> PathBuf {
+    std::env::var_os("KIOKU_TEST_EMBEDDING_MODEL")
+        .expect("KIOKU_TEST_EMBEDDING_MODEL is set: run the tests with scripts/test")
+        .into()
+}
+
+async fn search(fresh: &Fresh, q: &str) -> Value {
+    let query = [("mode", "load"), ("q", q)];
+    ok_json(
+        fresh
+            .app
+            .get(Some(&fresh.token), &query)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await
+}
+
+async fn saved(model: bool) -> (Fresh, Vec<String>) {
+    let fresh = spawn_fresh(StoreKind::Sqlite, |s| {
+        s.embedding_model = model.then(model_dir);
+    })
+    .await;
+    let mut threads = Vec::new();
+    for summary in [REHAB, TRIP, DESK] {
+        let saved = fresh.app.save(&fresh.token, None, summary).await;
+        threads.push(saved["thread_id"].as_str().unwrap().to_owned());
+    }
+    (fresh, threads)
+}
+
+#[tokio::test]
+async fn a_question_sharing_no_word_with_its_memory_finds_it_by_meaning() {
+    let (words_only, _) = saved(false).await;
+    let found = search(&words_only, QUESTION).await;
+    assert_eq!(found["status"], "no_match", "by words alone: {found}");
+
+    let (fresh, threads) = saved(true).await;
+    let found = search(&fresh, QUESTION).await;
+    assert_eq!(found["status"], "found", "{found}");
+    assert_eq!(found["results"][0]["thread_id"], threads[0], "{found}");
+    assert_eq!(
+        found["results"][0]["matched"],
+        serde_json::json!([]),
+        "{found}"
+    );
+
+    // Words still count: the entry holding them comes first.
+    let found = search(&fresh, "the oak desk").await;
+    assert_eq!(found["results"][0]["thread_id"], threads[2], "{found}");
+    let matched = found["results"][0]["matched"].as_array().unwrap();
+    assert!(matched.iter().any(|m| m == "desk"), "{found}");
+}
+
+#[tokio::test]
+async fn a_forgotten_entry_is_not_found_by_meaning() {
+    let (fresh, threads) = saved(true).await;
+    let forget = format!("/forget?thread_id={}", threads[0]);
+    let forgotten = fresh.app.call(Method::GET, &forget, &fresh.token);
+    ok_json(forgotten.send().await.unwrap()).await;
+    let found = search(&fresh, QUESTION).await;
+    let results = found["results"].as_array().unwrap();
+    assert!(
+        results.iter().all(|r| r["thread_id"] != threads[0]),
+        "{found}"
+    );
+    assert_eq!(
+        results.len(),
+        2,
+        "the other two are still found by meaning: {found}"
+    );
+}
+
+async fn refusal(customize: impl FnOnce(&mut kioku::config::Settings)) -> String {
+    let data_dir = tempfile::tempdir().unwrap();
+    let mut settings = settings(data_dir.path());
+    customize(&mut settings);
+    let err = Application::build(settings)
+        .await
+        .err()
+        .expect("the start is refused");
+    ErrorChain(&err).to_string()
+}
+
+#[tokio::test]
+async fn a_model_directory_without_the_model_refuses_the_start_naming_what_is_missing() {
+    let empty = tempfile::tempdir().unwrap();
+    let message = refusal(|s| s.embedding_model = Some(empty.path().to_owned())).await;
+    assert!(message.contains("KIOKU_EMBEDDING_MODEL"), "{message}");
+    assert!(message.contains("has no config.json"), "{message}");
+}
+
+#[tokio::test]
+async fn a_model_on_firestore_refuses_the_start_before_reaching_the_store() {
+    let message = refusal(|s| {
+        s.store = Some(StoreKind::Firestore);
+        s.embedding_model = Some(model_dir());
+    })
+    .await;
+    assert!(message.contains("needs the SQLite store"), "{message}");
+}

