@@ -1,13 +1,15 @@
 //! Loads at scale: a namespace of 2,000 threads × 5 entries × 1,000 Japanese characters (about
-//! 10 million characters), then budgeted loads and keyword searches over HTTP, timed, with the
-//! process's memory. SQLite always; the Firestore emulator too when FIRESTORE_EMULATOR_HOST is
+//! 10 million characters, each with a vector), then budgeted loads and keyword searches over
+//! HTTP, timed, with the process's memory, and the store's nearest-vector read. SQLite always; the Firestore emulator too when FIRESTORE_EMULATOR_HOST is
 //! set. Run with `scripts/bench-scale`.
 
 use std::time::{Duration, Instant};
 
 use futures::stream::{self, StreamExt};
 use kioku::config::{Settings, StoreKind};
-use kioku::domain::{Entry, Namespace, Retention, ThreadId};
+use kioku::domain::{
+    Embedded, Entry, Filter, MAX_NEAREST, ModelId, Namespace, Retention, ThreadId, Vector,
+};
 use kioku::startup::Application;
 use kioku::store::{FirestoreStore, MemoryStore, SqliteStore};
 
@@ -17,6 +19,7 @@ mod text;
 const THREADS: usize = 2_000;
 const ENTRIES: usize = 5;
 const CHARS: usize = 1_000;
+const DIMENSION: usize = 384;
 const TOKEN: &str = "bench-token-0123456789-0123456789-abcdef";
 
 /// Every 97th entry holds the word 記憶装置.
@@ -29,7 +32,26 @@ fn summary(thread: usize, entry: usize) -> String {
     )
 }
 
-async fn fill(store: &impl MemoryStore, ns: &Namespace) {
+/// A made-up unit vector of MiniLM's dimension, the same for the same seed: what the search by
+/// meaning reads and compares costs the same whatever the model put in it.
+fn vector(seed: usize) -> Embedded {
+    let mut state = seed as u64 * 0x9e37_79b9_7f4a_7c15 + 1;
+    let values = (0..DIMENSION)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        })
+        .collect();
+    Embedded {
+        model: ModelId::new("5ca1e", DIMENSION),
+        vector: Vector::unit(values).unwrap(),
+    }
+}
+
+/// Saves every entry; with `vectors`, each with a vector, as a server with a model does.
+async fn fill(store: &impl MemoryStore, ns: &Namespace, vectors: bool) {
     let started = Instant::now();
     let saves = (0..ENTRIES).flat_map(|e| (0..THREADS).map(move |t| (t, e)));
     stream::iter(saves)
@@ -45,12 +67,13 @@ async fn fill(store: &impl MemoryStore, ns: &Namespace) {
                 summary: summary(t, e),
                 timestamp,
             };
+            let vector = vectors.then(|| vector(t * ENTRIES + e));
             store
                 .save(
                     ns,
                     &ThreadId::parse(&format!("thread-{t:04}")).unwrap(),
                     &entry,
-                    None,
+                    vector.as_ref(),
                     &Retention::default(),
                 )
                 .await
@@ -145,6 +168,29 @@ async fn measure(name: &str, settings: Settings, runs: usize) {
     );
 }
 
+/// The nearest entries to a question's vector, as a search by meaning reads them: every
+/// vector of the namespace compared, as the store's call (the question's own embedding is in
+/// docs/recall.md's cost table).
+async fn nearest(store: &impl MemoryStore, ns: &Namespace, runs: usize) {
+    let mut times = Vec::with_capacity(runs);
+    for run in 0..runs {
+        let started = Instant::now();
+        let found = store
+            .nearest(ns, &Filter::default(), &vector(1_000_000 + run))
+            .await
+            .unwrap();
+        times.push(started.elapsed());
+        assert_eq!(found.len(), MAX_NEAREST);
+    }
+    times.sort();
+    println!(
+        "  nearest {MAX_NEAREST} of {} vectors (store call): median {:.1} ms, p90 {:.1} ms",
+        THREADS * ENTRIES,
+        times[runs / 2].as_secs_f64() * 1e3,
+        times[runs * 9 / 10].as_secs_f64() * 1e3
+    );
+}
+
 fn settings(store: StoreKind, data_dir: &std::path::Path) -> Settings {
     use clap::Parser;
     let mut settings = kioku::config::Cli::parse_from(["kioku"]).settings;
@@ -174,11 +220,10 @@ async fn main() {
 
     let dir = tempfile::tempdir().unwrap();
     println!("\nSQLite ({}):", dir.path().display());
-    fill(
-        &SqliteStore::open(&dir.path().join("kioku.sqlite3"), Duration::from_secs(5)).unwrap(),
-        &ns,
-    )
-    .await;
+    let sqlite =
+        SqliteStore::open(&dir.path().join("kioku.sqlite3"), Duration::from_secs(5)).unwrap();
+    fill(&sqlite, &ns, true).await;
+    nearest(&sqlite, &ns, 50).await;
     measure("SQLite", settings(StoreKind::Sqlite, dir.path()), 50).await;
 
     if std::env::var("FIRESTORE_EMULATOR_HOST").is_ok() {
@@ -190,7 +235,7 @@ async fn main() {
         )
         .await
         .unwrap();
-        fill(&store, &ns).await;
+        fill(&store, &ns, false).await;
         let mut firestore = settings(StoreKind::Firestore, dir.path());
         firestore.store_timeout_secs = 60;
         measure("Firestore emulator", firestore, 5).await;

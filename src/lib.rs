@@ -5,9 +5,13 @@
 //! - [`files`]: the data directory and the files in it, their owner's alone.
 //! - [`domain`]: validated values (a [`domain::Summary`], a [`domain::ThreadId`], a
 //!   [`domain::Namespace`]) and the rules of an answer: its character budget, paging, search
-//!   and ranking. Raw input becomes a domain value at a boundary, or is refused there.
+//!   and ranking (BM25, fused with the ranking by meaning). Raw input becomes a domain value at
+//!   a boundary, or is refused there.
 //! - [`store`]: where memories live. The [`store::MemoryStore`] trait, and one folder per
 //!   backend: `sqlite` (embedded, one file) and `firestore` (the original function's layout).
+//! - [`embedding`]: search by meaning, when `KIOKU_EMBEDDING_MODEL` names a model: the model
+//!   run in-process (candle), one text per core off the async workers, and the backfill that
+//!   embeds what was stored without a vector.
 //! - [`credentials`]: API tokens and the namespaces they unlock, admin tokens, and the token
 //!   of a local run. [`rate_limit`]: requests a minute per namespace. [`throttle`]: failed
 //!   sign-ins per client address.

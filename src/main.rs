@@ -10,9 +10,10 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use kioku::config::{Cli, ClientAction, Command, SchemaFormat, Settings};
 use kioku::credentials;
+use kioku::embedding::backfill;
 use kioku::http::schema::{self, SchemaOptions};
 use kioku::oauth::client;
-use kioku::startup::{Application, LocalToken, open_store};
+use kioku::startup::{Application, LocalToken, embeddings, open_store};
 use kioku::telemetry::{self, ErrorChain};
 use kioku::transfer::{self, Renames, TextLimits};
 
@@ -133,16 +134,23 @@ async fn export(settings: &Settings, namespace: Option<&str>) -> Result<(), Stri
 }
 
 /// `kioku migrate`: what it changed, to stderr.
+/// `kioku migrate`: the store's layout, then, with KIOKU_EMBEDDING_MODEL, a vector for every
+/// entry that lacks one of the model.
 async fn migrate(settings: &Settings) -> Result<(), String> {
-    let store = open_store(settings)
-        .await
-        .map_err(|e| ErrorChain(&e).to_string())?
-        .memory;
-    let threads = store
-        .migrate()
-        .await
-        .map_err(|e| ErrorChain(&e).to_string())?;
+    let failed = |e: &(dyn std::error::Error + 'static)| ErrorChain(e).to_string();
+    let embeddings = embeddings(settings).await.map_err(|e| failed(&e))?;
+    let store = open_store(settings).await.map_err(|e| failed(&e))?.memory;
+    let threads = store.migrate().await.map_err(|e| failed(&e))?;
     eprintln!("migrated: {threads} threads changed");
+    if let Some(embeddings) = embeddings {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(ProgressStyle::with_template("{spinner} {pos} entries embedded").unwrap());
+        let entries = backfill(store.as_ref(), &embeddings, |n| bar.set_position(n))
+            .await
+            .map_err(|e| failed(&e))?;
+        bar.finish_and_clear();
+        eprintln!("embedded: {entries} entries stored without a vector of the model");
+    }
     Ok(())
 }
 

@@ -4,9 +4,12 @@
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use actix_web::dev::Server;
+
+mod jobs;
+
+use jobs::{keep_backfilling, keep_purging, keep_purging_grants};
 
 use crate::config::{OAuthSettings, Settings, SignInMode, StoreKind};
 use crate::credentials::{self, AdminTokens, MIN_TOKEN_CHARS, SESSION_LIFETIME, Sessions, Tokens};
@@ -18,12 +21,7 @@ use crate::oauth::oidc::{OidcSettings, Upstream};
 use crate::oauth::{AuthorizationServer, SignIn};
 use crate::rate_limit::RateLimit;
 use crate::store::{Bounded, FirestoreStore, GrantStore, MemoryStore, Readiness, SqliteStore};
-use crate::telemetry::ErrorChain;
 use crate::throttle::{FailedSignIns, UnsignedWrites};
-
-/// How often the embedded store forgets entries past `KIOKU_RETENTION_DAYS`, and how often
-/// expired grants and credentials are deleted.
-const PURGE_EVERY: Duration = Duration::from_secs(3_600);
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -112,6 +110,9 @@ impl Application {
         // Grants and the memory page's sessions both expire in the store.
         keep_purging_grants(Arc::clone(&stores.grants));
         let sessions = Sessions::new(Arc::clone(&stores.grants), SESSION_LIFETIME);
+        if let Some(embeddings) = &embeddings {
+            keep_backfilling(Arc::clone(&stores.memory), embeddings.clone());
+        }
         let rules = Rules {
             timezone: settings.timezone,
             max_summary_chars: settings.max_summary_chars as usize,
@@ -220,7 +221,7 @@ fn privacy(settings: &Settings) -> Result<Privacy, StartupError> {
 
 /// The embedding model `KIOKU_EMBEDDING_MODEL` names, if any, loaded (off the async workers:
 /// it reads and hashes some 100 MB); a missing file refuses the start and names it.
-async fn embeddings(settings: &Settings) -> Result<Option<Embeddings>, StartupError> {
+pub async fn embeddings(settings: &Settings) -> Result<Option<Embeddings>, StartupError> {
     let Some(dir) = settings.embedding_model.clone() else {
         return Ok(None);
     };
@@ -330,63 +331,4 @@ fn upstream(oauth: &OAuthSettings, issuer: &str) -> Result<Upstream, StartupErro
         redirect_uri: format!("{issuer}{CALLBACK_PATH}"),
     })
     .map_err(|err| StartupError::Config(format!("the OpenID Provider's settings: {err}")))
-}
-
-/// Deletes expired grants, credentials and page sessions every [`PURGE_EVERY`], on every
-/// store; the first purge waits an interval, so that starting stays fast.
-fn keep_purging_grants(grants: Arc<dyn GrantStore>) {
-    repeat_every(PURGE_EVERY, move || {
-        let grants = Arc::clone(&grants);
-        async move {
-            match grants.purge_expired(chrono::Utc::now()).await {
-                Ok(0) => {}
-                Ok(records) => {
-                    tracing::info!(records, "deleted expired grants, credentials and sessions")
-                }
-                Err(err) => tracing::error!(error = %ErrorChain(&err), "the grants' purge failed"),
-            }
-        }
-    });
-}
-
-/// Forgets the embedded store's entries past their age now, then every [`PURGE_EVERY`], on a
-/// connection of its own. (Firestore's TTL policy does this for Firestore: docs/deploy.md.)
-async fn keep_purging(settings: &Settings) -> Result<(), StartupError> {
-    let store = SqliteStore::open(&settings.sqlite_path(), settings.store_timeout())?;
-    let retention = settings.retention();
-    let purge = move || {
-        let store = store.clone();
-        async move {
-            let Some(cutoff) = retention.cutoff() else {
-                return;
-            };
-            match store.purge_before(cutoff).await {
-                Ok(0) => {}
-                Ok(entries) => tracing::info!(entries, "forgot entries past KIOKU_RETENTION_DAYS"),
-                Err(err) => {
-                    tracing::error!(error = %ErrorChain(&err), "the retention purge failed")
-                }
-            }
-        }
-    };
-    purge().await;
-    repeat_every(PURGE_EVERY, purge);
-    Ok(())
-}
-
-/// Runs `job` every `period`, the first time one period from now, for as long as the server
-/// runs.
-fn repeat_every<F, Fut>(period: Duration, job: F)
-where
-    F: Fn() -> Fut + Send + 'static,
-    Fut: Future<Output = ()> + Send,
-{
-    tokio::spawn(async move {
-        let mut every = tokio::time::interval(period);
-        every.tick().await;
-        loop {
-            every.tick().await;
-            job().await;
-        }
-    });
 }

@@ -19,7 +19,7 @@ fn model_dir() -> PathBuf {
 fn sentences_alike_in_meaning_are_closer_than_those_alike_in_words() {
     let model = Model::load(&model_dir()).unwrap();
     assert_eq!(model.dimension(), 384);
-    let embed = |text: &str| model.embed(text).unwrap();
+    let embed = |text: &str| model.embed(text).unwrap().vector;
     let food = embed("A man is eating food.");
     let bread = embed("A man is eating a piece of bread.");
     let baby = embed("The girl is carrying a baby.");
@@ -32,6 +32,19 @@ fn sentences_alike_in_meaning_are_closer_than_those_alike_in_words() {
         embed("Physiotherapy twice a week since the ligament surgery; the swelling is down.");
     let trip = embed("We booked the ryokan near Arashiyama for the autumn trip.");
     assert!(knee.cosine(&rehab) > knee.cosine(&trip));
+}
+
+/// MiniLM's vocabulary is English: of a Japanese question it knows too little to rank by.
+#[test]
+fn a_text_the_vocabulary_lacks_pieces_of_is_said_to_be_partly_unknown() {
+    let model = Model::load(&model_dir()).unwrap();
+    assert!(!model.embed("How is my knee doing?").unwrap().partly_unknown);
+    assert!(
+        model
+            .embed("梅雨とは何季の一種か？")
+            .unwrap()
+            .partly_unknown
+    );
 }
 
 #[test]
@@ -58,4 +71,31 @@ fn a_directory_without_the_weights_is_refused_naming_them() {
         "{err:?}"
     );
     assert!(err.to_string().contains("model.safetensors"), "{err}");
+}
+
+/// A RoBERTa-family model (multilingual-e5, say) would load as BERT and give wrong vectors.
+#[test]
+fn a_model_of_another_family_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = std::fs::read_to_string(model_dir().join("config.json")).unwrap();
+    let config = config.replace(
+        "\"model_type\": \"bert\"",
+        "\"model_type\": \"xlm-roberta\"",
+    );
+    std::fs::write(dir.path().join("config.json"), config).unwrap();
+    std::fs::copy(
+        model_dir().join("tokenizer.json"),
+        dir.path().join("tokenizer.json"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        model_dir().join("model.safetensors"),
+        dir.path().join("model.safetensors"),
+    )
+    .unwrap();
+    let err = Model::load(dir.path()).err().expect("not a BERT model");
+    assert!(
+        matches!(err, EmbeddingError::NotBert(ref t) if t == "xlm-roberta"),
+        "{err:?}"
+    );
 }

@@ -22,7 +22,7 @@ pub struct Found {
     pub summary: String,
     pub timestamp: String,
     /// The question's terms this summary holds (folded, stemmed, or two-character pieces of
-    /// Japanese and Chinese), the rarest first.
+    /// Japanese and Chinese), the rarest first; empty when it came back for its meaning alone.
     pub matched: Vec<String>,
 }
 

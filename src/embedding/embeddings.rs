@@ -9,6 +9,8 @@ use tokio::sync::Semaphore;
 use super::Model;
 use crate::domain::{Embedded, ModelId};
 
+/// Cheap to clone: every clone shares the model and its cores.
+#[derive(Clone)]
 pub struct Embeddings {
     model: Arc<Model>,
     /// One per core: a text uses one core (`main` keeps candle to one thread per call), so more
@@ -36,10 +38,25 @@ impl Embeddings {
         self.model.dimension()
     }
 
-    /// The text's vector, or `None` when the model failed or the time limit passed: a save then
-    /// stores its entry without one (the backfill embeds it later), and a search ranks by its
-    /// terms alone. The failure is logged, never the text.
+    /// A summary's vector, or `None` when the model failed or the time limit passed: the save
+    /// then stores its entry without one, and the backfill embeds it later.
     pub async fn embed(&self, text: &str) -> Option<Embedded> {
+        self.run(text).await.map(|(embedded, _)| embedded)
+    }
+
+    /// A question's vector, to rank by: `None` also when the model could not read all of it
+    /// (see [`Embedding::partly_unknown`](super::Embedding)); the search then ranks by words
+    /// alone, as it would without a model.
+    pub async fn embed_question(&self, text: &str) -> Option<Embedded> {
+        match self.run(text).await? {
+            (embedded, false) => Some(embedded),
+            (_, true) => None,
+        }
+    }
+
+    /// The text's embedding, and whether some of it was unknown to the model. A failure is
+    /// logged, never the text.
+    async fn run(&self, text: &str) -> Option<(Embedded, bool)> {
         let (model, cores, text) = (
             Arc::clone(&self.model),
             Arc::clone(&self.cores),
@@ -56,10 +73,13 @@ impl Embeddings {
             .ok()
         };
         match tokio::time::timeout(self.limit, work).await {
-            Ok(Some(Ok(vector))) => Some(Embedded {
-                model: self.model.id().clone(),
-                vector,
-            }),
+            Ok(Some(Ok(embedding))) => {
+                let embedded = Embedded {
+                    model: self.model.id().clone(),
+                    vector: embedding.vector,
+                };
+                Some((embedded, embedding.partly_unknown))
+            }
             Ok(Some(Err(err))) => {
                 let cause = std::error::Error::source(&err).map(ToString::to_string);
                 tracing::warn!(error = %err, cause, "embedding failed");

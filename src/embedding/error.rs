@@ -21,6 +21,11 @@ pub enum EmbeddingError {
         #[source]
         source: Cause,
     },
+    #[error(
+        "the embedding model's config.json says model_type \"{0}\": kioku runs BERT models \
+         (model_type \"bert\") only"
+    )]
+    NotBert(String),
     #[error("the embedding model failed on a text")]
     Inference(#[source] Cause),
 }

@@ -2,10 +2,12 @@
 //! process by candle, so that no memory leaves the service and a save costs no call. Optional:
 //! without `KIOKU_EMBEDDING_MODEL`, search is lexical only.
 
+mod backfill;
 mod embeddings;
 mod error;
 mod model;
 
+pub use backfill::backfill;
 pub use embeddings::Embeddings;
 pub use error::EmbeddingError;
-pub use model::Model;
+pub use model::{Embedding, Model};

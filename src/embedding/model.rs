@@ -9,7 +9,7 @@ use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use sha2::{Digest, Sha256};
-use tokenizers::{Tokenizer, TruncationParams};
+use tokenizers::{ModelWrapper, Tokenizer, TruncationParams};
 
 use super::EmbeddingError;
 use super::error::Cause;
@@ -26,6 +26,17 @@ pub struct Model {
     dimension: usize,
     /// Pool by the first token's vector (`[CLS]`) instead of the mean of all.
     first_token: bool,
+    /// The token standing for a piece of text the vocabulary lacks, if the tokenizer has one.
+    unknown: Option<u32>,
+}
+
+/// A text's vector, and whether the model read all of it.
+pub struct Embedding {
+    pub vector: Vector,
+    /// Some of the text became the unknown token (`[UNK]`): a vocabulary of another language or
+    /// script. The vector then says little about the text (all-MiniLM-L6-v2 on Japanese ranks
+    /// worse than chance would by words: docs/recall.md), so a search does not rank by it.
+    pub partly_unknown: bool,
 }
 
 impl Model {
@@ -46,6 +57,11 @@ impl Model {
             path("model.safetensors")?,
         );
         let config: Config = read_json(&config_path, "config.json", "a BERT model's config")?;
+        // A RoBERTa-family config reads as a BERT one, but its position ids start elsewhere:
+        // its vectors would be wrong without a word said.
+        if let Some(other) = config.model_type.as_deref().filter(|t| *t != "bert") {
+            return Err(EmbeddingError::NotBert(other.to_owned()));
+        }
         let options = ModelOptions::read(dir)?;
         let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
             .map_err(|e| invalid("tokenizer.json", "a tokenizer", e))?;
@@ -56,6 +72,7 @@ impl Model {
             }))
             .map_err(|e| invalid("tokenizer.json", "a tokenizer", e))?;
         tokenizer.with_padding(None);
+        let unknown = unknown_token(&tokenizer);
         let digest = digest_of(&weights_path)?;
         // SAFETY: the weights are mapped read-only, and kioku does not change the file while
         // it runs (the operator replacing it under a running server is not supported).
@@ -71,6 +88,7 @@ impl Model {
             id: ModelId::new(&digest, config.hidden_size),
             dimension: config.hidden_size,
             first_token: options.first_token,
+            unknown,
         })
     }
 
@@ -83,11 +101,14 @@ impl Model {
     }
 
     /// The text's vector. Texts longer than the model reads are read to its limit.
-    pub fn embed(&self, text: &str) -> Result<Vector, EmbeddingError> {
+    pub fn embed(&self, text: &str) -> Result<Embedding, EmbeddingError> {
         let encoding = self
             .tokenizer
             .encode(text, true)
             .map_err(EmbeddingError::Inference)?;
+        let partly_unknown = self
+            .unknown
+            .is_some_and(|unknown| encoding.get_ids().contains(&unknown));
         let inference = |e: candle_core::Error| EmbeddingError::Inference(e.into());
         let ids = Tensor::new(encoding.get_ids(), &Device::Cpu)
             .and_then(|t| t.unsqueeze(0))
@@ -103,8 +124,12 @@ impl Model {
             .and_then(|t| t.squeeze(0))
             .and_then(|t| t.to_vec1())
             .map_err(inference)?;
-        Vector::unit(values).ok_or_else(|| {
+        let vector = Vector::unit(values).ok_or_else(|| {
             EmbeddingError::Inference("the model gave a zero or non-finite vector".into())
+        })?;
+        Ok(Embedding {
+            vector,
+            partly_unknown,
         })
     }
 }
@@ -142,6 +167,18 @@ impl ModelOptions {
                     .pooling_mode_cls_token,
         })
     }
+}
+
+/// The id of the tokenizer's unknown token: WordPiece's and BPE's name it, a SentencePiece
+/// (unigram) vocabulary calls it `<unk>`.
+fn unknown_token(tokenizer: &Tokenizer) -> Option<u32> {
+    let name = match tokenizer.get_model() {
+        ModelWrapper::WordPiece(model) => Some(model.unk_token.clone()),
+        ModelWrapper::WordLevel(model) => Some(model.unk_token.clone()),
+        ModelWrapper::BPE(model) => model.unk_token.clone(),
+        ModelWrapper::Unigram(_) => Some("<unk>".to_owned()),
+    };
+    name.and_then(|name| tokenizer.token_to_id(&name))
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(

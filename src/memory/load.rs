@@ -135,7 +135,7 @@ impl Memory {
                 query,
                 after,
             } => {
-                let meaning = self.embed(query.text()).await;
+                let meaning = self.embed_question(query.text()).await;
                 let results = self
                     .store
                     .search(ns, &filter, &query, meaning.as_ref(), after, budget)

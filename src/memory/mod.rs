@@ -58,10 +58,18 @@ impl Memory {
         }
     }
 
-    /// The text's vector, when a model is set and answers in time.
-    async fn embed(&self, text: &str) -> Option<Embedded> {
+    /// A summary's vector, when a model is set and answers in time.
+    async fn embed(&self, summary: &str) -> Option<Embedded> {
         match &self.embeddings {
-            Some(embeddings) => embeddings.embed(text).await,
+            Some(embeddings) => embeddings.embed(summary).await,
+            None => None,
+        }
+    }
+
+    /// A question's vector to rank by, when a model is set, reads it whole and answers in time.
+    async fn embed_question(&self, question: &str) -> Option<Embedded> {
+        match &self.embeddings {
+            Some(embeddings) => embeddings.embed_question(question).await,
             None => None,
         }
     }

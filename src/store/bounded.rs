@@ -8,10 +8,10 @@ use chrono::{DateTime, Utc};
 
 use super::{
     Client, Counts, Credential, Grant, GrantStore, MemoryStore, NamespaceStats, Redeemed,
-    SaveOutcome, StoreError,
+    SaveOutcome, StoreError, Unembedded,
 };
 use crate::domain::{
-    Candidate, Embedded, Entry, Filter, Located, Namespace, Page, PageBuilder, Profile,
+    Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
     ProfileDraft, ProfileWrite, Query, Results, Retention, SearchCursor, TermCounts, Thread,
     ThreadId,
 };
@@ -83,6 +83,20 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
         meaning: &Embedded,
     ) -> Result<Vec<Located>, StoreError> {
         self.bound(self.inner.nearest(ns, filter, meaning)).await
+    }
+
+    async fn unembedded(
+        &self,
+        model: &ModelId,
+        before: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<Unembedded>, StoreError> {
+        self.bound(self.inner.unembedded(model, before, limit))
+            .await
+    }
+
+    async fn put_vectors(&self, vectors: &[(i64, Embedded)]) -> Result<u64, StoreError> {
+        self.bound(self.inner.put_vectors(vectors)).await
     }
 
     /// The read and the ranking, within one limit.

@@ -3,9 +3,9 @@
 use async_trait::async_trait;
 
 use super::blocking::off_workers;
-use super::{Counts, NamespaceStats, SaveOutcome, StoreError};
+use super::{Counts, NamespaceStats, SaveOutcome, StoreError, Unembedded};
 use crate::domain::{
-    Candidate, Embedded, Entry, Filter, Located, Namespace, Page, PageBuilder, Profile,
+    Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
     ProfileDraft, ProfileWrite, Query, Results, Retention, SearchCursor, TermCounts, Thread,
     ThreadId, drivers, fuse, rank, take,
 };
@@ -57,6 +57,19 @@ pub trait MemoryStore: Send + Sync {
         filter: &Filter,
         meaning: &Embedded,
     ) -> Result<Vec<Located>, StoreError>;
+
+    /// Up to `limit` entries of any namespace without a vector of `model`, newest stored first,
+    /// from those stored before `before` (the `seq` of the last of the batch before).
+    async fn unembedded(
+        &self,
+        model: &ModelId,
+        before: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<Unembedded>, StoreError>;
+
+    /// Stores each entry's vector, in place of any it had; an entry forgotten meanwhile gets
+    /// none. Answers how many it stored.
+    async fn put_vectors(&self, vectors: &[(i64, Embedded)]) -> Result<u64, StoreError>;
 
     /// The entries holding the query's rarer terms ([`drivers`]), ranked by [`rank`]; with
     /// `meaning` (the query's vector), [`fuse`]d with the entries [`nearest`](Self::nearest) it.

@@ -42,3 +42,13 @@ pub struct NamespaceStats {
     /// The timestamp of its newest entry.
     pub last_saved: Option<String>,
 }
+
+/// An entry stored without a vector of some model (saved before the model was set, under
+/// another, or when embedding it failed): what the backfill embeds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unembedded {
+    /// Where the store finds the entry again, rising with each save: it also orders the
+    /// backfill, newest first, and resumes it.
+    pub seq: i64,
+    pub summary: String,
+}

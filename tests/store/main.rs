@@ -13,6 +13,7 @@ mod profile;
 mod retention;
 mod search;
 mod search_index;
+mod vectors;
 
 mod sqlite {
     use std::time::Duration;
@@ -29,6 +30,7 @@ mod sqlite {
 
     crate::conformance_suite!(open());
     crate::grant_store_suite!(open());
+    crate::vector_suite!(open());
 
     /// What was saved is still there when the file is opened again.
     #[tokio::test]

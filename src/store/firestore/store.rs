@@ -14,10 +14,12 @@ use super::values::{
 };
 use super::writes::{append_write, delete_write, entries_write};
 use crate::domain::{
-    Candidate, Embedded, Entry, Filter, Located, Namespace, Page, PageBuilder, Profile,
+    Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
     ProfileDraft, ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId,
 };
-use crate::store::{Counts, Dropped, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
+use crate::store::{
+    Counts, Dropped, MemoryStore, NamespaceStats, SaveOutcome, StoreError, Unembedded,
+};
 
 /// Vectors on Firestore (a `findNearest` query) are not built yet; startup refuses an embedding
 /// model with this store, so no call reaches these refusals.
@@ -140,6 +142,19 @@ impl MemoryStore for FirestoreStore {
         _filter: &Filter,
         _meaning: &Embedded,
     ) -> Result<Vec<Located>, StoreError> {
+        Err(StoreError::Misconfigured(NO_VECTORS))
+    }
+
+    async fn unembedded(
+        &self,
+        _model: &ModelId,
+        _before: Option<i64>,
+        _limit: u32,
+    ) -> Result<Vec<Unembedded>, StoreError> {
+        Err(StoreError::Misconfigured(NO_VECTORS))
+    }
+
+    async fn put_vectors(&self, _vectors: &[(i64, Embedded)]) -> Result<u64, StoreError> {
         Err(StoreError::Misconfigured(NO_VECTORS))
     }
 

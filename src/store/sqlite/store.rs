@@ -10,10 +10,10 @@ use super::group_commit::{Queued, commit_queued};
 use super::sql::{counts, filter_sql, insert_entry, keep_newest_threads, located};
 use super::{SqliteStore, Stop, profile, search, vectors};
 use crate::domain::{
-    Candidate, Embedded, Entry, Filter, Located, Namespace, Page, PageBuilder, Profile,
+    Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
     ProfileDraft, ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId,
 };
-use crate::store::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
+use crate::store::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError, Unembedded};
 
 #[async_trait]
 impl MemoryStore for SqliteStore {
@@ -122,6 +122,31 @@ impl MemoryStore for SqliteStore {
         let (ns, filter, meaning) = (ns.name().to_owned(), filter.clone(), meaning.clone());
         self.read(move |conn| vectors::nearest(conn, &ns, &filter, &meaning))
             .await
+    }
+
+    async fn unembedded(
+        &self,
+        model: &ModelId,
+        before: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<Unembedded>, StoreError> {
+        let model = model.as_str().to_owned();
+        self.read(move |conn| vectors::unembedded(conn, &model, before, limit))
+            .await
+    }
+
+    async fn put_vectors(&self, embedded: &[(i64, Embedded)]) -> Result<u64, StoreError> {
+        let embedded = embedded.to_vec();
+        self.run(Stop::WhenGivenUp, move |conn| {
+            let tx = conn.transaction()?;
+            let mut stored = 0;
+            for (seq, vector) in &embedded {
+                stored += vectors::insert_vector(&tx, *seq, vector)?;
+            }
+            tx.commit()?;
+            Ok(stored)
+        })
+        .await
     }
 
     async fn forget(

@@ -9,6 +9,7 @@ use rusqlite::{Connection, Transaction, params, params_from_iter};
 
 use super::sql::{filter_sql, located};
 use crate::domain::{Embedded, Filter, Located, MAX_NEAREST, Vector};
+use crate::store::Unembedded;
 
 /// 8: the entries' vectors, and the model that computed each.
 pub fn add_vectors(tx: &Transaction) -> rusqlite::Result<()> {
@@ -21,17 +22,43 @@ pub fn add_vectors(tx: &Transaction) -> rusqlite::Result<()> {
     )
 }
 
-/// Stores the vector of the entry `seq`, in place of any it had.
-pub fn insert_vector(conn: &Connection, seq: i64, embedded: &Embedded) -> rusqlite::Result<()> {
+/// Stores the vector of the entry `seq`, in place of any it had, if the entry is there:
+/// answers 1 if it is, else 0.
+pub fn insert_vector(conn: &Connection, seq: i64, embedded: &Embedded) -> rusqlite::Result<u64> {
+    let stored = conn
+        .prepare_cached(
+            "INSERT OR REPLACE INTO entry_vectors (seq, model, vector)
+             SELECT seq, ?2, ?3 FROM entries WHERE seq = ?1",
+        )?
+        .execute(params![
+            seq,
+            embedded.model.as_str(),
+            embedded.vector.to_bytes()
+        ])?;
+    Ok(stored as u64)
+}
+
+/// Up to `limit` entries without a vector of `model`, newest stored first, from below
+/// `before`. The walk down `entries`' primary key stops at `limit`: a batch costs the entries
+/// it passes, and the backfill resumes below the last.
+pub fn unembedded(
+    conn: &Connection,
+    model: &str,
+    before: Option<i64>,
+    limit: u32,
+) -> rusqlite::Result<Vec<Unembedded>> {
     conn.prepare_cached(
-        "INSERT OR REPLACE INTO entry_vectors (seq, model, vector) VALUES (?1, ?2, ?3)",
+        "SELECT e.seq, e.summary FROM entries e
+         LEFT JOIN entry_vectors v ON v.seq = e.seq AND v.model = ?1
+         WHERE v.seq IS NULL AND e.seq < ?2 ORDER BY e.seq DESC LIMIT ?3",
     )?
-    .execute(params![
-        seq,
-        embedded.model.as_str(),
-        embedded.vector.to_bytes()
-    ])?;
-    Ok(())
+    .query_map(params![model, before.unwrap_or(i64::MAX), limit], |row| {
+        Ok(Unembedded {
+            seq: row.get(0)?,
+            summary: row.get(1)?,
+        })
+    })?
+    .collect()
 }
 
 /// The [`MAX_NEAREST`] entries of the namespace `filter` admits whose vectors of `meaning`'s
