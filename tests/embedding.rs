@@ -19,7 +19,7 @@ fn model_dir() -> PathBuf {
 fn sentences_alike_in_meaning_are_closer_than_those_alike_in_words() {
     let model = Model::load(&model_dir()).unwrap();
     assert_eq!(model.dimension(), 384);
-    let embed = |text: &str| model.embed(text).unwrap().vector;
+    let embed = |text: &str| model.embed(text).unwrap();
     let food = embed("A man is eating food.");
     let bread = embed("A man is eating a piece of bread.");
     let baby = embed("The girl is carrying a baby.");
@@ -36,14 +36,13 @@ fn sentences_alike_in_meaning_are_closer_than_those_alike_in_words() {
 
 /// MiniLM's vocabulary is English: of a Japanese question it knows too little to rank by.
 #[test]
-fn a_text_the_vocabulary_lacks_pieces_of_is_said_to_be_partly_unknown() {
+fn a_text_the_vocabulary_lacks_pieces_of_is_not_embedded_to_rank_by() {
     let model = Model::load(&model_dir()).unwrap();
-    assert!(!model.embed("How is my knee doing?").unwrap().partly_unknown);
-    assert!(
-        model
-            .embed("梅雨とは何季の一種か？")
-            .unwrap()
-            .partly_unknown
+    let whole = model.embed_if_read_whole("How is my knee doing?").unwrap();
+    assert_eq!(whole, Some(model.embed("How is my knee doing?").unwrap()));
+    assert_eq!(
+        model.embed_if_read_whole("梅雨とは何季の一種か？").unwrap(),
+        None
     );
 }
 

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
-use super::Model;
-use crate::domain::{Embedded, ModelId};
+use super::{EmbeddingError, Model};
+use crate::domain::{Embedded, ModelId, Vector};
 
 /// Cheap to clone: every clone shares the model and its cores.
 #[derive(Clone)]
@@ -41,22 +41,23 @@ impl Embeddings {
     /// A summary's vector, or `None` when the model failed or the time limit passed: the save
     /// then stores its entry without one, and the backfill embeds it later.
     pub async fn embed(&self, text: &str) -> Option<Embedded> {
-        self.run(text).await.map(|(embedded, _)| embedded)
+        self.run(text, |model, text| model.embed(text).map(Some))
+            .await
     }
 
-    /// A question's vector, to rank by: `None` also when the model could not read all of it
-    /// (see [`Embedding::partly_unknown`](super::Embedding)); the search then ranks by words
-    /// alone, as it would without a model.
+    /// A question's vector, to rank by: `None` also when the model cannot read all of it
+    /// ([`Model::embed_if_read_whole`]); the search then ranks by words alone, as it would
+    /// without a model.
     pub async fn embed_question(&self, text: &str) -> Option<Embedded> {
-        match self.run(text).await? {
-            (embedded, false) => Some(embedded),
-            (_, true) => None,
-        }
+        self.run(text, Model::embed_if_read_whole).await
     }
 
-    /// The text's embedding, and whether some of it was unknown to the model. A failure is
-    /// logged, never the text.
-    async fn run(&self, text: &str) -> Option<(Embedded, bool)> {
+    /// `work`'s vector of the text, on the blocking pool. A failure is logged, never the text.
+    async fn run(
+        &self,
+        text: &str,
+        work: fn(&Model, &str) -> Result<Option<Vector>, EmbeddingError>,
+    ) -> Option<Embedded> {
         let (model, cores, text) = (
             Arc::clone(&self.model),
             Arc::clone(&self.cores),
@@ -67,19 +68,16 @@ impl Embeddings {
             // The permit goes with the work: a call given up still holds its core until done.
             tokio::task::spawn_blocking(move || {
                 let _core = core;
-                model.embed(&text)
+                work(&model, &text)
             })
             .await
             .ok()
         };
         match tokio::time::timeout(self.limit, work).await {
-            Ok(Some(Ok(embedding))) => {
-                let embedded = Embedded {
-                    model: self.model.id().clone(),
-                    vector: embedding.vector,
-                };
-                Some((embedded, embedding.partly_unknown))
-            }
+            Ok(Some(Ok(vector))) => vector.map(|vector| Embedded {
+                model: self.model.id().clone(),
+                vector,
+            }),
             Ok(Some(Err(err))) => {
                 let cause = std::error::Error::source(&err).map(ToString::to_string);
                 tracing::warn!(error = %err, cause, "embedding failed");

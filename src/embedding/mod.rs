@@ -10,4 +10,4 @@ mod model;
 pub use backfill::backfill;
 pub use embeddings::Embeddings;
 pub use error::EmbeddingError;
-pub use model::{Embedding, Model};
+pub use model::Model;

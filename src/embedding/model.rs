@@ -9,7 +9,7 @@ use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use sha2::{Digest, Sha256};
-use tokenizers::{ModelWrapper, Tokenizer, TruncationParams};
+use tokenizers::{Encoding, ModelWrapper, Tokenizer, TruncationParams};
 
 use super::EmbeddingError;
 use super::error::Cause;
@@ -28,15 +28,6 @@ pub struct Model {
     first_token: bool,
     /// The token standing for a piece of text the vocabulary lacks, if the tokenizer has one.
     unknown: Option<u32>,
-}
-
-/// A text's vector, and whether the model read all of it.
-pub struct Embedding {
-    pub vector: Vector,
-    /// Some of the text became the unknown token (`[UNK]`): a vocabulary of another language or
-    /// script. The vector then says little about the text (all-MiniLM-L6-v2 on Japanese ranks
-    /// worse than chance would by words: docs/recall.md), so a search does not rank by it.
-    pub partly_unknown: bool,
 }
 
 impl Model {
@@ -101,14 +92,27 @@ impl Model {
     }
 
     /// The text's vector. Texts longer than the model reads are read to its limit.
-    pub fn embed(&self, text: &str) -> Result<Embedding, EmbeddingError> {
-        let encoding = self
-            .tokenizer
-            .encode(text, true)
-            .map_err(EmbeddingError::Inference)?;
-        let partly_unknown = self
-            .unknown
-            .is_some_and(|unknown| encoding.get_ids().contains(&unknown));
+    pub fn embed(&self, text: &str) -> Result<Vector, EmbeddingError> {
+        self.forward(&self.encode(text)?)
+    }
+
+    /// The text's vector, or `None` if some of it became the unknown token (`[UNK]`): a
+    /// vocabulary of another language or script, whose vector says little about the text
+    /// (all-MiniLM-L6-v2's of Japanese questions: docs/recall.md). Then the model is not run.
+    pub fn embed_if_read_whole(&self, text: &str) -> Result<Option<Vector>, EmbeddingError> {
+        let encoding = self.encode(text)?;
+        let ids = encoding.get_ids();
+        if self.unknown.is_some_and(|unknown| ids.contains(&unknown)) {
+            return Ok(None);
+        }
+        self.forward(&encoding).map(Some)
+    }
+
+    fn encode(&self, text: &str) -> Result<Encoding, EmbeddingError> {
+        (self.tokenizer.encode(text, true)).map_err(EmbeddingError::Inference)
+    }
+
+    fn forward(&self, encoding: &Encoding) -> Result<Vector, EmbeddingError> {
         let inference = |e: candle_core::Error| EmbeddingError::Inference(e.into());
         let ids = Tensor::new(encoding.get_ids(), &Device::Cpu)
             .and_then(|t| t.unsqueeze(0))
@@ -124,12 +128,8 @@ impl Model {
             .and_then(|t| t.squeeze(0))
             .and_then(|t| t.to_vec1())
             .map_err(inference)?;
-        let vector = Vector::unit(values).ok_or_else(|| {
+        Vector::unit(values).ok_or_else(|| {
             EmbeddingError::Inference("the model gave a zero or non-finite vector".into())
-        })?;
-        Ok(Embedding {
-            vector,
-            partly_unknown,
         })
     }
 }
