@@ -27,9 +27,16 @@ RUN cargo chef cook --release --locked --recipe-path recipe.json --bin kioku
 COPY --from=source /app ./
 RUN cargo build --release --locked --bin kioku
 
+# An embedding model for search by meaning, optional: `--build-context model=<dir>` puts that
+# directory (config.json, tokenizer.json, model.safetensors) at /model, and
+# KIOKU_EMBEDDING_MODEL=/model on the service turns it on (docs/deploy.md). Without it, /model is
+# empty and the image is as it was.
+FROM scratch AS model
+
 # glibc and libgcc, a user `nonroot` (uid 65532), CA certificates and nothing else.
 FROM gcr.io/distroless/cc-debian12:nonroot AS runtime
 COPY --from=builder /app/target/release/kioku /usr/local/bin/kioku
+COPY --from=model / /model/
 USER 65532:65532
 EXPOSE 8080
 ENTRYPOINT ["/usr/local/bin/kioku"]

@@ -225,13 +225,6 @@ pub async fn embeddings(settings: &Settings) -> Result<Option<Embeddings>, Start
     let Some(dir) = settings.embedding_model.clone() else {
         return Ok(None);
     };
-    if settings.store() == StoreKind::Firestore {
-        return Err(StartupError::Config(
-            "KIOKU_EMBEDDING_MODEL needs the SQLite store in this version: search by meaning \
-             on Firestore is not built yet. Unset it, or set KIOKU_STORE=sqlite."
-                .into(),
-        ));
-    }
     let model = tokio::task::spawn_blocking(move || Model::load(&dir))
         .await
         .map_err(|e| StartupError::Config(format!("the embedding model did not load: {e}")))??;

@@ -48,6 +48,10 @@ impl Vector {
         self.0.len()
     }
 
+    pub fn values(&self) -> &[f32] {
+        &self.0
+    }
+
     /// How alike two vectors are, from -1 to 1; 0 when their dimensions differ.
     pub fn cosine(&self, other: &Vector) -> f32 {
         if self.0.len() != other.0.len() {

@@ -17,17 +17,19 @@ pub async fn backfill(
     embeddings: &Embeddings,
     progress: impl Fn(u64),
 ) -> Result<u64, StoreError> {
-    let (mut before, mut stored) = (None, 0);
+    let (mut after, mut stored) = (None, 0);
     loop {
-        let batch = store.unembedded(embeddings.model(), before, BATCH).await?;
+        let batch = store
+            .unembedded(embeddings.model(), after.as_ref(), BATCH)
+            .await?;
         let Some(last) = batch.last() else {
             return Ok(stored);
         };
-        before = Some(last.seq);
+        after = Some(last.key.clone());
         let mut vectors = Vec::with_capacity(batch.len());
-        for entry in &batch {
+        for entry in batch {
             if let Some(vector) = embeddings.embed(&entry.summary).await {
-                vectors.push((entry.seq, vector));
+                vectors.push((entry.key, vector));
             }
         }
         stored += store.put_vectors(&vectors).await?;

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::{
-    Client, Counts, Credential, Grant, GrantStore, MemoryStore, NamespaceStats, Redeemed,
+    Client, Counts, Credential, EntryKey, Grant, GrantStore, MemoryStore, NamespaceStats, Redeemed,
     SaveOutcome, StoreError, Unembedded,
 };
 use crate::domain::{
@@ -88,14 +88,13 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
     async fn unembedded(
         &self,
         model: &ModelId,
-        before: Option<i64>,
+        after: Option<&EntryKey>,
         limit: u32,
     ) -> Result<Vec<Unembedded>, StoreError> {
-        self.bound(self.inner.unembedded(model, before, limit))
-            .await
+        self.bound(self.inner.unembedded(model, after, limit)).await
     }
 
-    async fn put_vectors(&self, vectors: &[(i64, Embedded)]) -> Result<u64, StoreError> {
+    async fn put_vectors(&self, vectors: &[(EntryKey, Embedded)]) -> Result<u64, StoreError> {
         self.bound(self.inner.put_vectors(vectors)).await
     }
 

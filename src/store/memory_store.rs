@@ -3,12 +3,13 @@
 use async_trait::async_trait;
 
 use super::blocking::off_workers;
-use super::{Counts, NamespaceStats, SaveOutcome, StoreError, Unembedded};
+use super::{Counts, EntryKey, NamespaceStats, SaveOutcome, StoreError, Unembedded};
 use crate::domain::{
     Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
     ProfileDraft, ProfileWrite, Query, Results, Retention, SearchCursor, TermCounts, Thread,
     ThreadId, drivers, fuse, rank, take,
 };
+use crate::telemetry::ErrorChain;
 
 #[async_trait]
 pub trait MemoryStore: Send + Sync {
@@ -58,18 +59,20 @@ pub trait MemoryStore: Send + Sync {
         meaning: &Embedded,
     ) -> Result<Vec<Located>, StoreError>;
 
-    /// Up to `limit` entries of any namespace without a vector of `model`, newest stored first,
-    /// from those stored before `before` (the `seq` of the last of the batch before).
+    /// About `limit` entries of any namespace without a vector of `model`, from those after
+    /// `after` (the key of the last of the batch before) in the store's order: SQLite's is
+    /// newest stored first; Firestore's is by namespace and thread, a thread's whole at once.
+    /// An empty batch is the last.
     async fn unembedded(
         &self,
         model: &ModelId,
-        before: Option<i64>,
+        after: Option<&EntryKey>,
         limit: u32,
     ) -> Result<Vec<Unembedded>, StoreError>;
 
     /// Stores each entry's vector, in place of any it had; an entry forgotten meanwhile gets
     /// none. Answers how many it stored.
-    async fn put_vectors(&self, vectors: &[(i64, Embedded)]) -> Result<u64, StoreError>;
+    async fn put_vectors(&self, vectors: &[(EntryKey, Embedded)]) -> Result<u64, StoreError>;
 
     /// The entries holding the query's rarer terms ([`drivers`]), ranked by [`rank`]; with
     /// `meaning` (the query's vector), [`fuse`]d with the entries [`nearest`](Self::nearest) it.
@@ -94,7 +97,16 @@ pub trait MemoryStore: Send + Sync {
             self.candidates(ns, filter, &drivers).await?
         };
         let nearest = match meaning {
-            Some(meaning) => Some(self.nearest(ns, filter, meaning).await?),
+            Some(meaning) => match self.nearest(ns, filter, meaning).await {
+                Ok(nearest) => Some(nearest),
+                Err(StoreError::GivenUp) => return Err(StoreError::GivenUp),
+                // Search by words stays correct without the vectors (Firestore's index may not
+                // exist yet: its refusal says which to create).
+                Err(err) => {
+                    tracing::warn!(error = %ErrorChain(&err), "search by meaning failed; ranked by words alone");
+                    None
+                }
+            },
             None => None,
         };
         let (query, filter) = (query.clone(), filter.clone());

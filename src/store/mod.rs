@@ -21,7 +21,7 @@ pub use firestore::FirestoreStore;
 pub use grant_store::GrantStore;
 pub use grants::{Client, Credential, CredentialKind, Grant, Redeemed};
 pub use memory_store::MemoryStore;
-pub use outcome::{Counts, Dropped, NamespaceStats, SaveOutcome, Unembedded};
+pub use outcome::{Counts, Dropped, EntryKey, NamespaceStats, SaveOutcome, Unembedded};
 pub use readiness::Readiness;
 pub use sqlite::SqliteStore;
 pub use usage::Usage;

@@ -47,8 +47,22 @@ pub struct NamespaceStats {
 /// another, or when embedding it failed): what the backfill embeds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unembedded {
-    /// Where the store finds the entry again, rising with each save: it also orders the
-    /// backfill, newest first, and resumes it.
-    pub seq: i64,
+    pub key: EntryKey,
     pub summary: String,
+}
+
+/// Where a store finds an entry again, in its own terms (SQLite: the entry's row; Firestore:
+/// its thread as read, and the entry in it): what the backfill hands back with the entry's
+/// vector, and resumes after. Only the store that answered a key reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct EntryKey(String);
+
+impl EntryKey {
+    pub fn new(key: String) -> Self {
+        Self(key)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }

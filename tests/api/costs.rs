@@ -240,11 +240,12 @@ async fn a_save_over_the_thread_cap_reads_only_what_it_drops() {
         .into_iter()
         .filter(|(route, ..)| route == "GET /")
         .collect();
-    // The eleventh save: its (missing) thread, the count, the least recent thread; the commit
+    // The eleventh save: its (missing) thread, the count, the least recent thread, the query
+    // for that thread's vectors (none: a read, as Firestore bills an empty answer); the commit
     // and the delete.
     assert_eq!(
         saves[10],
-        ("GET /".to_owned(), Some(3), Some(2)),
+        ("GET /".to_owned(), Some(4), Some(2)),
         "{saves:?}"
     );
 }

@@ -11,7 +11,7 @@ use kioku::telemetry::ErrorChain;
 use reqwest::Method;
 use serde_json::Value;
 
-use crate::helpers::{Fresh, ok_json, settings, spawn_app_with, spawn_fresh};
+use crate::helpers::{Fresh, ok_json, on_store, settings, spawn_app_with, spawn_fresh};
 
 const REHAB: &str =
     "Physiotherapy twice a week since the ligament surgery; the swelling went down.";
@@ -40,9 +40,21 @@ async fn search(fresh: &Fresh, q: &str) -> Value {
     .await
 }
 
-async fn saved(model: bool) -> (Fresh, Vec<String>) {
-    let fresh = spawn_fresh(StoreKind::Sqlite, |s| {
+async fn saved(store: StoreKind, model: bool) -> (Fresh, Vec<String>) {
+    saved_in(store, model, &own_project()).await
+}
+
+/// A Firestore database of the test's own: the backfill a model starts reads every namespace.
+fn own_project() -> String {
+    format!("semantic-{}", uuid::Uuid::new_v4())
+}
+
+async fn saved_in(store: StoreKind, model: bool, project: &str) -> (Fresh, Vec<String>) {
+    let fresh = spawn_fresh(store, |s| {
         s.embedding_model = model.then(model_dir);
+        if store == StoreKind::Firestore {
+            s.google_cloud_project = Some(project.to_owned());
+        }
     })
     .await;
     let mut threads = Vec::new();
@@ -54,12 +66,21 @@ async fn saved(model: bool) -> (Fresh, Vec<String>) {
 }
 
 #[tokio::test]
-async fn a_question_sharing_no_word_with_its_memory_finds_it_by_meaning() {
-    let (words_only, _) = saved(false).await;
+async fn a_question_sharing_no_word_with_its_memory_finds_it_by_meaning_on_sqlite() {
+    finds_by_meaning(StoreKind::Sqlite).await;
+}
+
+#[tokio::test]
+async fn a_question_sharing_no_word_with_its_memory_finds_it_by_meaning_on_firestore() {
+    finds_by_meaning(StoreKind::Firestore).await;
+}
+
+async fn finds_by_meaning(store: StoreKind) {
+    let (words_only, _) = saved(store, false).await;
     let found = search(&words_only, QUESTION).await;
     assert_eq!(found["status"], "no_match", "by words alone: {found}");
 
-    let (fresh, threads) = saved(true).await;
+    let (fresh, threads) = saved(store, true).await;
     let found = search(&fresh, QUESTION).await;
     assert_eq!(found["status"], "found", "{found}");
     assert_eq!(found["results"][0]["thread_id"], threads[0], "{found}");
@@ -77,8 +98,17 @@ async fn a_question_sharing_no_word_with_its_memory_finds_it_by_meaning() {
 }
 
 #[tokio::test]
-async fn a_forgotten_entry_is_not_found_by_meaning() {
-    let (fresh, threads) = saved(true).await;
+async fn a_forgotten_entry_is_not_found_by_meaning_on_sqlite() {
+    forgotten_is_not_found(StoreKind::Sqlite).await;
+}
+
+#[tokio::test]
+async fn a_forgotten_entry_is_not_found_by_meaning_on_firestore() {
+    forgotten_is_not_found(StoreKind::Firestore).await;
+}
+
+async fn forgotten_is_not_found(store: StoreKind) {
+    let (fresh, threads) = saved(store, true).await;
     let forget = format!("/forget?thread_id={}", threads[0]);
     let forgotten = fresh.app.call(Method::GET, &forget, &fresh.token);
     ok_json(forgotten.send().await.unwrap()).await;
@@ -104,8 +134,8 @@ async fn a_question_the_model_cannot_read_is_ranked_by_its_words_alone() {
         results.iter().map(|r| r["summary"].to_string()).collect()
     };
     let question = "東京への引っ越しはいつだっけ？";
-    let (words, _) = saved(false).await;
-    let (meaning, _) = saved(true).await;
+    let (words, _) = saved(StoreKind::Sqlite, false).await;
+    let (meaning, _) = saved(StoreKind::Sqlite, true).await;
     let by_words = search(&words, question).await;
     assert_eq!(summaries(&by_words), [format!("{MOVE:?}")], "{by_words}");
     assert_eq!(
@@ -117,11 +147,26 @@ async fn a_question_the_model_cannot_read_is_ranked_by_its_words_alone() {
 /// Saved with no model, then served by a server started with one: the backfill embeds what
 /// was saved, and the same question then finds it by meaning.
 #[tokio::test]
-async fn entries_saved_before_the_model_was_set_are_found_by_meaning_once_backfilled() {
-    let (before, threads) = saved(false).await;
+async fn entries_saved_before_the_model_was_set_are_found_by_meaning_once_backfilled_on_sqlite() {
+    backfilled(StoreKind::Sqlite).await;
+}
+
+#[tokio::test]
+async fn entries_saved_before_the_model_was_set_are_found_by_meaning_once_backfilled_on_firestore()
+{
+    backfilled(StoreKind::Firestore).await;
+}
+
+async fn backfilled(store: StoreKind) {
+    let project = own_project();
+    let (before, threads) = saved_in(store, false, &project).await;
     let dir = before.app.data_dir.path().to_owned();
     let token = before.token.clone();
     let after = spawn_app_with(|s| {
+        on_store(s, store);
+        if store == StoreKind::Firestore {
+            s.google_cloud_project = Some(project);
+        }
         s.data_dir = dir;
         s.api_tokens = Some(format!("{ns}:{token}", ns = before.ns));
         s.embedding_model = Some(model_dir());
@@ -164,14 +209,4 @@ async fn a_model_directory_without_the_model_refuses_the_start_naming_what_is_mi
     let message = refusal(|s| s.embedding_model = Some(empty.path().to_owned())).await;
     assert!(message.contains("KIOKU_EMBEDDING_MODEL"), "{message}");
     assert!(message.contains("has no config.json"), "{message}");
-}
-
-#[tokio::test]
-async fn a_model_on_firestore_refuses_the_start_before_reaching_the_store() {
-    let message = refusal(|s| {
-        s.store = Some(StoreKind::Firestore);
-        s.embedding_model = Some(model_dir());
-    })
-    .await;
-    assert!(message.contains("needs the SQLite store"), "{message}");
 }

@@ -24,6 +24,7 @@ async fn connect() -> (FirestoreStore, ()) {
 
 crate::conformance_suite!(connect());
 crate::grant_store_suite!(connect());
+crate::vector_suite!(connect());
 
 #[tokio::test]
 async fn threads_written_by_the_original_load_unchanged_and_newest_first() {
@@ -70,8 +71,9 @@ async fn threads_written_by_the_original_load_unchanged_and_newest_first() {
 
 /// What kioku writes, the original reads: `entries` holds maps of exactly `summary` and
 /// `timestamp`, both strings; kioku adds only `updated_at`, a timestamp, the tracked fields (the
-/// newest entry's time in microseconds and the number of entries, both integers), and the search
-/// index (the entries' distinct terms, and the version of the terms that wrote them).
+/// newest entry's time in microseconds and the number of entries, both integers), the search
+/// index (the entries' distinct terms, and the version of the terms that wrote them), and
+/// `embedded_by`, a string: the model every entry has a vector of, if any.
 #[tokio::test]
 async fn documents_kioku_writes_have_the_original_shape() {
     let db = raw_db().await;
@@ -105,6 +107,7 @@ async fn documents_kioku_writes_have_the_original_shape() {
     assert_eq!(
         fields,
         [
+            "embedded_by",
             "entries",
             "entry_count",
             "newest_micros",

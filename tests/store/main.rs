@@ -4,6 +4,7 @@ mod backfill;
 mod conformance;
 mod export;
 mod firestore;
+mod firestore_vectors;
 mod grants;
 mod lifecycle;
 #[path = "../common/original.rs"]

@@ -11,9 +11,11 @@ use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, Write};
 
 use super::FirestoreStore;
 use super::index::{self, MAX_TERMS, is_indexed, thread_terms};
+use super::layout::EMBEDDED_BY;
 use super::size::fits;
 use super::tracked::{Tracked, is_tracked};
-use super::values::{document_id, entry_values};
+use super::values::{document_id, entry_values, string_value};
+use super::vectors::marked;
 use super::writes::{unchanged, update};
 use crate::domain::Namespace;
 use crate::store::StoreError;
@@ -111,13 +113,17 @@ impl FirestoreStore {
 /// Whether the backfill has something to write to `doc`: its tracked fields do not hold, or
 /// it is not indexed by this version and can be.
 fn needs_backfill(doc: &Document) -> bool {
-    !is_tracked(doc) || (!is_indexed(doc) && index_within_limits(doc).is_some())
+    !is_tracked(doc)
+        || !doc.fields.contains_key(EMBEDDED_BY)
+        || (!is_indexed(doc) && index_within_limits(doc).is_some())
 }
 
-/// The fields the backfill sets on `doc`: the tracked fields, and the search index when the
-/// document can hold it.
+/// The fields the backfill sets on `doc`: the tracked fields, the search index when the
+/// document can hold it, and its vectors' mark when it has none (`""`: the vector backfill
+/// reads it).
 fn backfilled(doc: &Document) -> HashMap<String, Value> {
     let mut fields = Tracked::of(&entry_values(doc)).fields();
+    fields.insert(EMBEDDED_BY.to_owned(), string_value(marked(doc)));
     fields.extend(index_within_limits(doc).unwrap_or_default());
     fields
 }

@@ -161,6 +161,16 @@ impl FirestoreStore {
     pub(super) async fn change<T>(
         &self,
         name: &str,
+        plan: impl FnMut(Option<&Document>) -> Result<(Option<Write>, T), StoreError>,
+    ) -> Result<T, StoreError> {
+        self.change_along(name, &[], plan).await
+    }
+
+    /// [`change`](Self::change), committing `along` in the same commit as the write.
+    pub(super) async fn change_along<T>(
+        &self,
+        name: &str,
+        along: &[Write],
         mut plan: impl FnMut(Option<&Document>) -> Result<(Option<Write>, T), StoreError>,
     ) -> Result<T, StoreError> {
         let mut tries = Tries::default();
@@ -174,7 +184,8 @@ impl FirestoreStore {
                 current_document: Some(unchanged(current.as_ref())),
                 ..write
             };
-            if let Some(outcome) = self.commit_unless_lost(vec![write], outcome).await? {
+            let writes = [&[write], along].concat();
+            if let Some(outcome) = self.commit_unless_lost(writes, outcome).await? {
                 return Ok(outcome);
             }
         }

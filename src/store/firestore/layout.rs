@@ -25,6 +25,20 @@ pub const TERMS_VERSION: &str = "terms_version";
 /// With `KIOKU_RETENTION_DAYS`, when the thread is past its age if no save comes first: the
 /// field of the thread collection group's TTL policy (docs/deploy.md).
 pub const EXPIRE_AT: &str = "expire_at";
+/// Each entry's vector, for search by meaning, a document per entry (vectors.rs):
+/// `memory/{namespace}/vectors/{id}`, beside the threads, since `findNearest` searches one
+/// vector field per document. The original never reads it. Its fields: the entry's thread id
+/// and time (in microseconds), the model's id, the vector, and the thread's `expire_at` when
+/// the vector was written (a TTL policy on the collection group deletes it with its thread).
+pub const VECTORS: &str = "vectors";
+pub const THREAD: &str = "thread";
+pub const AT_MICROS: &str = "at_us";
+pub const MODEL: &str = "model";
+pub const EMBEDDING: &str = "embedding";
+/// On a thread, the model of which every entry has a vector, as far as kioku's writes know;
+/// `""` when some entry may lack one. Set on every thread kioku writes or tracks, so that the
+/// backfill asks only for the threads it must read (`embedded_by != model`).
+pub const EMBEDDED_BY: &str = "embedded_by";
 /// Each namespace's profile, a document per kept version (profile.rs):
 /// `memory/{namespace}/profile_versions/{version}`. The original never reads it.
 pub const PROFILE_VERSIONS: &str = "profile_versions";

@@ -20,7 +20,9 @@ mod size;
 mod stats;
 mod store;
 mod tracked;
+mod unembedded;
 mod values;
+mod vectors;
 mod writes;
 
 use std::time::Duration;

@@ -8,12 +8,15 @@ use super::FirestoreStore;
 use super::calls::counted;
 use super::failure::{commit_error, lost_race, unavailable};
 use super::index::{MAX_TERMS, held_terms, is_indexed, thread_terms, value_terms};
-use super::layout::{NEWEST_MICROS, THREADS, UPDATED_AT};
+use super::layout::{EMBEDDED_BY, NEWEST_MICROS, THREADS, UPDATED_AT};
 use super::size::keep;
 use super::tracked::Tracked;
 use super::values::{entry_value, entry_values, saved_at};
-use super::writes::{append_write, delete_write, entries_write, server_time, unchanged};
-use crate::domain::{Entry, Namespace, Retention};
+use super::vectors::{VectorOf, embedded_by, split_thread_name, vector_id, vector_write};
+use super::writes::{
+    append_write, delete_write, entries_write, server_time, unchanged, with_field,
+};
+use crate::domain::{Embedded, Entry, Namespace, Retention, entry_micros};
 use crate::store::{Dropped, StoreError};
 
 impl FirestoreStore {
@@ -26,6 +29,7 @@ impl FirestoreStore {
         &self,
         name: &str,
         entry: &Entry,
+        vector: Option<&Embedded>,
         current: Option<&Document>,
         expire_at: Option<Timestamp>,
     ) -> Result<Option<()>, StoreError> {
@@ -37,7 +41,12 @@ impl FirestoreStore {
                 if held_terms(doc) + terms.len() > MAX_TERMS {
                     return Err(StoreError::DocumentTooLarge);
                 }
-                append_write(name, vec![value], &terms, expire_at, None)
+                let write = append_write(name, vec![value], &terms, expire_at, None);
+                // A new entry with a vector keeps the mark as it is, whatever it is now.
+                match vector {
+                    Some(_) => write,
+                    None => with_field(write, EMBEDDED_BY, embedded_by(current, None)),
+                }
             }
             None => {
                 let mut values = current.map(entry_values).unwrap_or_default();
@@ -48,13 +57,16 @@ impl FirestoreStore {
                 if terms.len() > MAX_TERMS {
                     return Err(StoreError::DocumentTooLarge);
                 }
+                let write = append_write(name, vec![value], &terms, expire_at, Some(&values));
                 Write {
                     current_document: Some(unchanged(current)),
-                    ..append_write(name, vec![value], &terms, expire_at, Some(&values))
+                    ..with_field(write, EMBEDDED_BY, embedded_by(current, vector))
                 }
             }
         };
-        self.commit_unless_lost(vec![write], ()).await
+        let mut writes = vec![write];
+        writes.extend(vector.map(|vector| entry_vector(name, entry, vector, expire_at)));
+        self.commit_unless_lost(writes, ()).await
     }
 
     /// Appends `entry` after dropping what the caps and the document size limit do not
@@ -63,17 +75,28 @@ impl FirestoreStore {
         &self,
         name: &str,
         entry: &Entry,
+        vector: Option<&Embedded>,
         retention: &Retention,
         expire_at: Option<Timestamp>,
     ) -> Result<Dropped, StoreError> {
         let cutoff = retention.cutoff();
-        self.change(name, |current| {
-            let (kept, terms, dropped) =
-                keep(current, name, entry, retention, cutoff, expire_at.is_some())?;
-            let write = entries_write(name, kept, &terms, expire_at, vec![server_time()]);
-            Ok((Some(write), dropped))
-        })
-        .await
+        let along: Vec<Write> = vector
+            .map(|vector| entry_vector(name, entry, vector, expire_at))
+            .into_iter()
+            .collect();
+        let dropped = self
+            .change_along(name, &along, |current| {
+                let (kept, terms, dropped) =
+                    keep(current, name, entry, retention, cutoff, expire_at.is_some())?;
+                let write = entries_write(name, kept, &terms, expire_at, vec![server_time()]);
+                let write = with_field(write, EMBEDDED_BY, embedded_by(current, vector));
+                Ok((Some(write), dropped))
+            })
+            .await?;
+        if dropped.entries > 0 {
+            self.prune_vectors(name).await?;
+        }
+        Ok(dropped)
     }
 
     /// Deletes the `excess` threads of `ns` saved to least recently, each only if still as
@@ -113,7 +136,10 @@ impl FirestoreStore {
                 ..delete_write(&doc.name)
             };
             match self.commit(vec![write]).await {
-                Ok(()) => dropped += 1,
+                Ok(()) => {
+                    dropped += 1;
+                    self.prune_vectors(&doc.name).await?;
+                }
                 // Saved to since it was read, so no longer the least recent.
                 Err(status) if lost_race(&status) => {}
                 Err(status) => return Err(commit_error(status)),
@@ -137,4 +163,22 @@ impl FirestoreStore {
             .map(counted)
             .map_err(|e| unavailable("reading a namespace's least recent threads failed", e))
     }
+}
+
+/// The vector document of `entry`, appended to the thread document `name`.
+fn entry_vector(
+    name: &str,
+    entry: &Entry,
+    vector: &Embedded,
+    expire_at: Option<Timestamp>,
+) -> Write {
+    let (_, thread) = split_thread_name(name);
+    let at = entry_micros(&entry.timestamp);
+    let id = vector_id(thread, at, &entry.summary);
+    let of = VectorOf {
+        thread: name,
+        at,
+        id: &id,
+    };
+    vector_write(&of, vector, expire_at)
 }

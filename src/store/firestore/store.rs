@@ -9,21 +9,19 @@ use super::FirestoreStore;
 use super::calls::Tries;
 use super::failure::unavailable;
 use super::index::thread_terms;
+use super::layout::EMBEDDED_BY;
 use super::values::{
     document_id, entry_value, entry_values, expiry, newest_entry, thread_entries, value_micros,
 };
-use super::writes::{append_write, delete_write, entries_write};
+use super::vectors::embedded_by;
+use super::writes::{append_write, delete_write, entries_write, with_field};
 use crate::domain::{
     Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
     ProfileDraft, ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId,
 };
 use crate::store::{
-    Counts, Dropped, MemoryStore, NamespaceStats, SaveOutcome, StoreError, Unembedded,
+    Counts, Dropped, EntryKey, MemoryStore, NamespaceStats, SaveOutcome, StoreError, Unembedded,
 };
-
-/// Vectors on Firestore (a `findNearest` query) are not built yet; startup refuses an embedding
-/// model with this store, so no call reaches these refusals.
-const NO_VECTORS: &str = "vectors are not stored on Firestore in this version";
 
 #[async_trait]
 impl MemoryStore for FirestoreStore {
@@ -41,9 +39,6 @@ impl MemoryStore for FirestoreStore {
         vector: Option<&Embedded>,
         retention: &Retention,
     ) -> Result<SaveOutcome, StoreError> {
-        if vector.is_some() {
-            return Err(StoreError::Misconfigured(NO_VECTORS));
-        }
         let name = self.thread_path(ns, thread);
         let (current, counted) = tokio::join!(self.get(&name), self.count(ns));
         let (mut current, counted) = (current?, counted?);
@@ -64,7 +59,10 @@ impl MemoryStore for FirestoreStore {
             }
             let new_thread = current.is_none();
             if retention.max_entries_per_thread.is_none() {
-                match self.append(&name, entry, current.as_ref(), expire_at).await {
+                let appended = self
+                    .append(&name, entry, vector, current.as_ref(), expire_at)
+                    .await;
+                match appended {
                     Ok(Some(())) => break (Dropped::default(), new_thread),
                     Ok(None) => {
                         current = self.get(&name).await?;
@@ -76,7 +74,7 @@ impl MemoryStore for FirestoreStore {
             }
             // A cap on the thread's entries, or the size limit, needs the thread looked at.
             let dropped = self
-                .append_within_limits(&name, entry, retention, expire_at)
+                .append_within_limits(&name, entry, vector, retention, expire_at)
                 .await?;
             break (dropped, new_thread);
         };
@@ -138,24 +136,24 @@ impl MemoryStore for FirestoreStore {
 
     async fn nearest(
         &self,
-        _ns: &Namespace,
-        _filter: &Filter,
-        _meaning: &Embedded,
+        ns: &Namespace,
+        filter: &Filter,
+        meaning: &Embedded,
     ) -> Result<Vec<Located>, StoreError> {
-        Err(StoreError::Misconfigured(NO_VECTORS))
+        self.nearest_entries(ns, filter, meaning).await
     }
 
     async fn unembedded(
         &self,
-        _model: &ModelId,
-        _before: Option<i64>,
-        _limit: u32,
+        model: &ModelId,
+        after: Option<&EntryKey>,
+        limit: u32,
     ) -> Result<Vec<Unembedded>, StoreError> {
-        Err(StoreError::Misconfigured(NO_VECTORS))
+        self.unembedded_entries(model, after, limit).await
     }
 
-    async fn put_vectors(&self, _vectors: &[(i64, Embedded)]) -> Result<u64, StoreError> {
-        Err(StoreError::Misconfigured(NO_VECTORS))
+    async fn put_vectors(&self, vectors: &[(EntryKey, Embedded)]) -> Result<u64, StoreError> {
+        self.put_entry_vectors(vectors).await
     }
 
     async fn forget(
@@ -165,28 +163,33 @@ impl MemoryStore for FirestoreStore {
         at: Option<i64>,
     ) -> Result<Counts, StoreError> {
         let name = self.thread_path(ns, thread);
-        self.change(&name, |current| {
-            let Some(doc) = current else {
-                return Ok((None, Counts::default()));
-            };
-            let (gone, kept): (Vec<Value>, Vec<Value>) = entry_values(doc)
-                .into_iter()
-                .partition(|v| at.is_none_or(|at| value_micros(v) == at));
-            let counts = Counts {
-                threads: u64::from(kept.is_empty()),
-                entries: gone.len() as u64,
-            };
-            let write = if kept.is_empty() {
-                Some(delete_write(&name))
-            } else if gone.is_empty() {
-                None
-            } else {
-                let terms = thread_terms(&kept);
-                Some(entries_write(&name, kept, &terms, None, Vec::new()))
-            };
-            Ok((write, counts))
-        })
-        .await
+        let counts = self
+            .change(&name, |current| {
+                let Some(doc) = current else {
+                    return Ok((None, Counts::default()));
+                };
+                let (gone, kept): (Vec<Value>, Vec<Value>) = entry_values(doc)
+                    .into_iter()
+                    .partition(|v| at.is_none_or(|at| value_micros(v) == at));
+                let counts = Counts {
+                    threads: u64::from(kept.is_empty()),
+                    entries: gone.len() as u64,
+                };
+                let write = if kept.is_empty() {
+                    Some(delete_write(&name))
+                } else if gone.is_empty() {
+                    None
+                } else {
+                    let terms = thread_terms(&kept);
+                    Some(entries_write(&name, kept, &terms, None, Vec::new()))
+                };
+                Ok((write, counts))
+            })
+            .await?;
+        if counts.entries > 0 {
+            self.prune_vectors(&name).await?;
+        }
+        Ok(counts)
     }
 
     async fn namespaces(&self) -> Result<Vec<NamespaceStats>, StoreError> {
@@ -245,7 +248,8 @@ impl MemoryStore for FirestoreStore {
             values.extend(missing.iter().cloned());
             let write = (added > 0).then(|| {
                 let terms = thread_terms(&values);
-                append_write(&name, missing, &terms, None, Some(&values))
+                let write = append_write(&name, missing, &terms, None, Some(&values));
+                with_field(write, EMBEDDED_BY, embedded_by(current, None))
             });
             Ok((write, added))
         })
@@ -263,6 +267,7 @@ impl MemoryStore for FirestoreStore {
         };
         let names: Vec<String> = documents.into_iter().map(|doc| doc.name).collect();
         self.delete_all(&names).await?;
+        self.delete_vectors(ns).await?;
         self.forget_profile_versions(ns).await?;
         Ok(held)
     }

@@ -133,6 +133,17 @@ pub fn update(
     }
 }
 
+/// `write`, an update, setting `field` to `value` as well.
+pub fn with_field(mut write: Write, field: &str, value: Value) -> Write {
+    if let Some(Operation::Update(doc)) = &mut write.operation {
+        doc.fields.insert(field.to_owned(), value);
+        if let Some(mask) = &mut write.update_mask {
+            mask.field_paths.push(field.to_owned());
+        }
+    }
+    write
+}
+
 /// Replaces the whole document with `fields`, or creates it.
 pub fn set_write(document: &str, fields: HashMap<String, Value>) -> Write {
     Write {

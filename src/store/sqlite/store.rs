@@ -13,7 +13,9 @@ use crate::domain::{
     Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
     ProfileDraft, ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId,
 };
-use crate::store::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError, Unembedded};
+use crate::store::{
+    Counts, EntryKey, MemoryStore, NamespaceStats, SaveOutcome, StoreError, Unembedded,
+};
 
 #[async_trait]
 impl MemoryStore for SqliteStore {
@@ -127,16 +129,20 @@ impl MemoryStore for SqliteStore {
     async fn unembedded(
         &self,
         model: &ModelId,
-        before: Option<i64>,
+        after: Option<&EntryKey>,
         limit: u32,
     ) -> Result<Vec<Unembedded>, StoreError> {
         let model = model.as_str().to_owned();
+        let before = after.map(vectors::seq_of).transpose()?;
         self.read(move |conn| vectors::unembedded(conn, &model, before, limit))
             .await
     }
 
-    async fn put_vectors(&self, embedded: &[(i64, Embedded)]) -> Result<u64, StoreError> {
-        let embedded = embedded.to_vec();
+    async fn put_vectors(&self, embedded: &[(EntryKey, Embedded)]) -> Result<u64, StoreError> {
+        let embedded = embedded
+            .iter()
+            .map(|(key, vector)| Ok((vectors::seq_of(key)?, vector.clone())))
+            .collect::<Result<Vec<_>, StoreError>>()?;
         self.run(Stop::WhenGivenUp, move |conn| {
             let tx = conn.transaction()?;
             let mut stored = 0;

@@ -9,7 +9,7 @@ use rusqlite::{Connection, Transaction, params, params_from_iter};
 
 use super::sql::{filter_sql, located};
 use crate::domain::{Embedded, Filter, Located, MAX_NEAREST, Vector};
-use crate::store::Unembedded;
+use crate::store::{EntryKey, StoreError, Unembedded};
 
 /// 8: the entries' vectors, and the model that computed each.
 pub fn add_vectors(tx: &Transaction) -> rusqlite::Result<()> {
@@ -38,6 +38,13 @@ pub fn insert_vector(conn: &Connection, seq: i64, embedded: &Embedded) -> rusqli
     Ok(stored as u64)
 }
 
+/// The entry's `seq`, which is its key here.
+pub fn seq_of(key: &EntryKey) -> Result<i64, StoreError> {
+    key.as_str()
+        .parse()
+        .map_err(|e| StoreError::failed("an entry key SQLite did not answer", e))
+}
+
 /// Up to `limit` entries without a vector of `model`, newest stored first, from below
 /// `before`. The walk down `entries`' primary key stops at `limit`: a batch costs the entries
 /// it passes, and the backfill resumes below the last.
@@ -54,7 +61,7 @@ pub fn unembedded(
     )?
     .query_map(params![model, before.unwrap_or(i64::MAX), limit], |row| {
         Ok(Unembedded {
-            seq: row.get(0)?,
+            key: EntryKey::new(row.get::<_, i64>(0)?.to_string()),
             summary: row.get(1)?,
         })
     })?

@@ -1,0 +1,334 @@
+//! Each entry's vector, for search by meaning: a document per entry in
+//! `memory/{namespace}/vectors` (layout.rs), written in the commit that saves the entry, found
+//! with `findNearest`, and deleted when its entry goes. A vector outliving its entry (a race
+//! with a forget, or a thread deleted by its TTL first) is never answered: every hit is looked
+//! up in its thread.
+
+use std::collections::{HashMap, HashSet};
+
+use firestore::gcloud_sdk::google::firestore::v1::{
+    ArrayValue, Document, MapValue, Value, Write, value::ValueType,
+};
+use firestore::gcloud_sdk::prost_types::Timestamp;
+use firestore::{FirestoreFindNearestDistanceMeasure, FirestoreVector};
+use futures_util::TryStreamExt;
+use sha2::{Digest, Sha256};
+
+use super::FirestoreStore;
+use super::calls::counted;
+use super::failure::unavailable;
+use super::layout::{
+    AT_MICROS, EMBEDDED_BY, EMBEDDING, EXPIRE_AT, MODEL, THREAD, THREADS, VECTORS,
+};
+use super::values::{document_id, string_value, thread_entries};
+use super::writes::set_write;
+use crate::domain::{Embedded, Filter, Located, MAX_NEAREST, ModelId, Namespace, Vector};
+use crate::store::{StoreError, usage};
+
+/// The id of the vector document of the entry saved to `thread` at `at` with `summary`: its
+/// identity, as the thread holds it (two entries alike in all three are one).
+pub fn vector_id(thread: &str, at: i64, summary: &str) -> String {
+    let digest = Sha256::new()
+        .chain_update(thread)
+        .chain_update([0])
+        .chain_update(at.to_be_bytes())
+        .chain_update(summary)
+        .finalize();
+    digest[..16].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Which entry a vector document is of: the thread document's name, and the entry's time and
+/// [`vector_id`].
+pub struct VectorOf<'a> {
+    pub thread: &'a str,
+    pub at: i64,
+    pub id: &'a str,
+}
+
+/// The vector document of `entry`, replacing any other; it expires with the thread as the
+/// thread is when written.
+pub fn vector_write(entry: &VectorOf, embedded: &Embedded, expire_at: Option<Timestamp>) -> Write {
+    let (namespace, thread_id) = split_thread_name(entry.thread);
+    let name = format!("{namespace}/{VECTORS}/{}", entry.id);
+    let mut fields = HashMap::from([
+        (THREAD.to_owned(), string_value(thread_id)),
+        (AT_MICROS.to_owned(), integer(entry.at)),
+        (MODEL.to_owned(), string_value(embedded.model.as_str())),
+        (EMBEDDING.to_owned(), vector_value(&embedded.vector)),
+    ]);
+    if let Some(at) = expire_at {
+        let at = Value {
+            value_type: Some(ValueType::TimestampValue(at)),
+        };
+        fields.insert(EXPIRE_AT.to_owned(), at);
+    }
+    set_write(&name, fields)
+}
+
+/// The namespace document's name and the thread's id, from a thread document's name.
+pub fn split_thread_name(name: &str) -> (&str, &str) {
+    name.rsplit_once(&format!("/{THREADS}/"))
+        .unwrap_or((name, ""))
+}
+
+/// The value `embedded_by` takes on a thread written whole (its read being `current`) with an
+/// entry whose vector is `vector`: the model, if every entry then has a vector of it.
+pub fn embedded_by(current: Option<&Document>, vector: Option<&Embedded>) -> Value {
+    let model = vector.map(|v| v.model.as_str());
+    let whole = match current {
+        None => model,
+        Some(doc) => model.filter(|m| marked(doc) == *m),
+    };
+    string_value(whole.unwrap_or_default())
+}
+
+/// The model `doc` says every entry has a vector of; `""` when none.
+pub fn marked(doc: &Document) -> &str {
+    match doc
+        .fields
+        .get(EMBEDDED_BY)
+        .and_then(|v| v.value_type.as_ref())
+    {
+        Some(ValueType::StringValue(model)) => model,
+        _ => "",
+    }
+}
+
+fn integer(value: i64) -> Value {
+    Value {
+        value_type: Some(ValueType::IntegerValue(value)),
+    }
+}
+
+/// A vector as the client libraries write `FieldValue.vector()`: a map of `__type__` and
+/// `value` (`findNearest` compares these).
+fn vector_value(vector: &Vector) -> Value {
+    let values = vector
+        .values()
+        .iter()
+        .map(|v| Value {
+            value_type: Some(ValueType::DoubleValue(f64::from(*v))),
+        })
+        .collect();
+    let fields = HashMap::from([
+        ("__type__".to_owned(), string_value("__vector__")),
+        (
+            "value".to_owned(),
+            Value {
+                value_type: Some(ValueType::ArrayValue(ArrayValue { values })),
+            },
+        ),
+    ]);
+    Value {
+        value_type: Some(ValueType::MapValue(MapValue { fields })),
+    }
+}
+
+/// The vector of a vector document; `None` for anything else.
+fn stored_vector(doc: &Document) -> Option<Vector> {
+    let Some(ValueType::MapValue(map)) = doc.fields.get(EMBEDDING)?.value_type.as_ref() else {
+        return None;
+    };
+    let Some(ValueType::ArrayValue(array)) = map.fields.get("value")?.value_type.as_ref() else {
+        return None;
+    };
+    let values = array.values.iter().map(|v| match v.value_type {
+        Some(ValueType::DoubleValue(d)) => Some(d as f32),
+        _ => None,
+    });
+    Vector::unit(values.collect::<Option<_>>()?)
+}
+
+fn thread_of(doc: &Document) -> Option<&str> {
+    match doc.fields.get(THREAD)?.value_type.as_ref()? {
+        ValueType::StringValue(thread) => Some(thread),
+        _ => None,
+    }
+}
+
+impl FirestoreStore {
+    /// The entries `filter` admits whose vectors of `meaning`'s model are nearest to it,
+    /// nearest first: with a thread filter, that thread's vectors, compared here; else
+    /// `findNearest` over the namespace (the vector index of docs/deploy.md), whose nearest
+    /// [`MAX_NEAREST`] the time filters then narrow.
+    pub(super) async fn nearest_entries(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        meaning: &Embedded,
+    ) -> Result<Vec<Located>, StoreError> {
+        let hits = match &filter.thread {
+            Some(thread) => {
+                let mut scored: Vec<(f32, Document)> = self
+                    .thread_vectors(
+                        &self.threads_path(ns),
+                        thread.as_str(),
+                        Some(&meaning.model),
+                        true,
+                    )
+                    .await?
+                    .into_iter()
+                    .filter_map(|doc| Some((meaning.vector.cosine(&stored_vector(&doc)?), doc)))
+                    .collect();
+                scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+                scored.truncate(MAX_NEAREST);
+                scored.into_iter().map(|(_, doc)| doc).collect()
+            }
+            None => self.find_nearest(ns, meaning).await?,
+        };
+        let ids: Vec<String> = hits
+            .iter()
+            .filter_map(thread_of)
+            .map(str::to_owned)
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .collect();
+        let threads = self.threads_by_id(ns, &ids).await?;
+        let entries: HashMap<String, Located> = threads
+            .iter()
+            .flat_map(thread_entries)
+            .map(|item| {
+                let id = vector_id(&item.thread_id, item.at, &item.entry.summary);
+                (id, item)
+            })
+            .collect();
+        Ok(hits
+            .iter()
+            .filter_map(|hit| entries.get(&document_id(hit)))
+            .filter(|item| filter.admits(item))
+            .cloned()
+            .collect())
+    }
+
+    async fn find_nearest(
+        &self,
+        ns: &Namespace,
+        meaning: &Embedded,
+    ) -> Result<Vec<Document>, StoreError> {
+        let model = meaning.model.as_str().to_owned();
+        let query = FirestoreVector::new(
+            meaning
+                .vector
+                .values()
+                .iter()
+                .map(|v| f64::from(*v))
+                .collect(),
+        );
+        self.db()
+            .fluent()
+            .select()
+            .fields([THREAD])
+            .from(VECTORS)
+            .parent(self.threads_path(ns))
+            .filter(|q| q.field(MODEL).eq(model.clone()))
+            .find_nearest(
+                EMBEDDING,
+                query,
+                FirestoreFindNearestDistanceMeasure::Cosine,
+                MAX_NEAREST as u32,
+            )
+            .query()
+            .await
+            .map(counted)
+            .map_err(|e| unavailable("finding the nearest vectors failed", e))
+    }
+
+    /// The vector documents of `thread` in the namespace document `parent` (of `model` only,
+    /// when given), whole when `whole`, else with no field.
+    pub(super) async fn thread_vectors(
+        &self,
+        parent: &str,
+        thread: &str,
+        model: Option<&ModelId>,
+        whole: bool,
+    ) -> Result<Vec<Document>, StoreError> {
+        let db = self.db();
+        let select = db.fluent().select();
+        let select = if whole {
+            select
+        } else {
+            select.fields([THREAD])
+        };
+        select
+            .from(VECTORS)
+            .parent(parent)
+            .filter(|q| {
+                q.for_all([
+                    q.field(THREAD).eq(thread),
+                    model.and_then(|m| q.field(MODEL).eq(m.as_str())),
+                ])
+            })
+            .query()
+            .await
+            .map(counted)
+            .map_err(|e| unavailable("reading a thread's vectors failed", e))
+    }
+
+    /// The thread documents of `ns` with these ids, those that exist, in one call.
+    async fn threads_by_id(
+        &self,
+        ns: &Namespace,
+        ids: &[String],
+    ) -> Result<Vec<Document>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        usage::read(ids.len() as u64);
+        self.db()
+            .fluent()
+            .select()
+            .by_id_in(THREADS)
+            .parent(self.threads_path(ns))
+            .batch_with_errors(ids)
+            .await
+            .map_err(|e| unavailable("reading the threads of the nearest entries failed", e))?
+            .map_ok(|(_, doc)| doc)
+            .try_collect::<Vec<_>>()
+            .await
+            .map(|docs| docs.into_iter().flatten().collect())
+            .map_err(|e| unavailable("reading the threads of the nearest entries failed", e))
+    }
+
+    /// Deletes the vectors of `thread` whose entries it no longer holds: after a forget, or
+    /// entries dropped by a cap, or the thread's deletion. The vectors are read before the
+    /// thread, so that one saved in between, with its entry, stays.
+    pub(super) async fn prune_vectors(&self, name: &str) -> Result<(), StoreError> {
+        let (parent, thread) = split_thread_name(name);
+        let vectors = self.thread_vectors(parent, thread, None, false).await?;
+        if vectors.is_empty() {
+            return Ok(());
+        }
+        let held: HashSet<String> = self
+            .get(name)
+            .await?
+            .iter()
+            .flat_map(thread_entries)
+            .map(|item| vector_id(&item.thread_id, item.at, &item.entry.summary))
+            .collect();
+        let gone: Vec<String> = vectors
+            .into_iter()
+            .filter(|doc| !held.contains(&document_id(doc)))
+            .map(|doc| doc.name)
+            .collect();
+        self.delete_all(&gone).await
+    }
+
+    /// Deletes every vector of `ns`.
+    pub(super) async fn delete_vectors(&self, ns: &Namespace) -> Result<(), StoreError> {
+        let names: Vec<String> = self
+            .db()
+            .fluent()
+            .select()
+            .fields([THREAD])
+            .from(VECTORS)
+            .parent(self.threads_path(ns))
+            .query()
+            .await
+            .map(counted)
+            .map_err(|e| unavailable("listing a namespace's vectors failed", e))?
+            .into_iter()
+            .map(|doc| doc.name)
+            .collect();
+        self.delete_all(&names).await
+    }
+}

@@ -1,0 +1,93 @@
+//! Firestore's vector documents, read as they are stored: a save writes one beside its thread,
+//! and every way an entry goes (a forget, a cap, the thread or the namespace deleted) deletes
+//! its vector document, not only hides it.
+
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use kioku::domain::{Embedded, ModelId, Namespace, Retention, ThreadId, Vector};
+use kioku::store::{FirestoreStore, MemoryStore};
+
+use crate::conformance::{KEEP_ALL, entry, namespace};
+use crate::original::{PROJECT, emulator_host, raw_db};
+
+async fn connect() -> FirestoreStore {
+    emulator_host();
+    FirestoreStore::connect(Some(PROJECT.into()), "(default)", Duration::from_secs(5))
+        .await
+        .unwrap()
+}
+
+/// The ids of the threads whose entries have vector documents in `ns`, one per document.
+async fn stored_vectors(ns: &Namespace) -> Vec<String> {
+    let db = raw_db().await;
+    let parent = format!("{}/memory/{}", db.get_documents_path(), ns.name());
+    let docs = db
+        .fluent()
+        .select()
+        .from("vectors")
+        .parent(parent)
+        .query()
+        .await
+        .unwrap();
+    let mut threads: Vec<String> = docs
+        .iter()
+        .map(|doc| match doc.fields["thread"].value_type.as_ref() {
+            Some(firestore::gcloud_sdk::google::firestore::v1::value::ValueType::StringValue(
+                s,
+            )) => s.clone(),
+            other => panic!("a vector document without its thread: {other:?}"),
+        })
+        .collect();
+    threads.sort();
+    threads
+}
+
+async fn save(store: &FirestoreStore, ns: &Namespace, thread: &str, i: u32, keep: &Retention) {
+    let vector = Embedded {
+        model: ModelId::new("0011223344556677", 2),
+        vector: Vector::unit(vec![1.0, i as f32]).unwrap(),
+    };
+    let e = entry(&format!("{thread} {i}"), &format!("2025-01-01T00:00:0{i}Z"));
+    let id = ThreadId::parse(thread).unwrap();
+    store.save(ns, &id, &e, Some(&vector), keep).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_way_an_entry_goes_deletes_its_vector_document() {
+    let store = connect().await;
+    let ns = namespace();
+    let capped = Retention {
+        max_entries_per_thread: NonZeroU32::new(2),
+        max_threads: NonZeroU32::new(2),
+        ..KEEP_ALL
+    };
+    for i in 1..=3 {
+        save(&store, &ns, "a", i, &capped).await;
+    }
+    assert_eq!(
+        stored_vectors(&ns).await,
+        ["a", "a"],
+        "the capped entry's went"
+    );
+
+    save(&store, &ns, "b", 4, &capped).await;
+    save(&store, &ns, "c", 5, &capped).await;
+    assert_eq!(
+        stored_vectors(&ns).await,
+        ["b", "c"],
+        "the dropped thread's went"
+    );
+
+    let at = kioku::domain::entry_micros("2025-01-01T00:00:04Z");
+    let b = ThreadId::parse("b").unwrap();
+    store.forget(&ns, &b, Some(at)).await.unwrap();
+    assert_eq!(
+        stored_vectors(&ns).await,
+        ["c"],
+        "the forgotten entry's went"
+    );
+
+    store.delete_namespace(&ns).await.unwrap();
+    assert!(stored_vectors(&ns).await.is_empty());
+}
