@@ -74,8 +74,19 @@ fn the_runtime_is_minimal_and_runs_as_non_root() {
         .collect();
     assert_eq!(
         copies,
-        ["--from=builder /app/target/release/kioku /usr/local/bin/kioku"],
-        "only the binary"
+        [
+            "--from=builder /app/target/release/kioku /usr/local/bin/kioku",
+            "--from=model / /model/"
+        ],
+        "only the binary, and the embedding model when one is given"
+    );
+    // The model's stage is empty unless `--build-context model=<dir>` replaces it.
+    assert!(
+        instructions()
+            .iter()
+            .any(|(k, v)| k == "FROM" && v == "scratch AS model"),
+        "{:?}",
+        instructions()
     );
     assert!(
         runtime

@@ -7,7 +7,7 @@ use super::{Counts, EntryKey, NamespaceStats, SaveOutcome, StoreError, Unembedde
 use crate::domain::{
     Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
     ProfileDraft, ProfileWrite, Query, Results, Retention, SearchCursor, TermCounts, Thread,
-    ThreadId, drivers, fuse, rank, take,
+    ThreadId, Vector, drivers, fuse, rank, take,
 };
 use crate::telemetry::ErrorChain;
 
@@ -59,6 +59,16 @@ pub trait MemoryStore: Send + Sync {
         meaning: &Embedded,
     ) -> Result<Vec<Located>, StoreError>;
 
+    /// The thread's entries saved at or after `since` (in
+    /// [`entry_micros`](crate::domain::entry_micros)) that have a vector of `model`, each with it.
+    async fn recent_vectors(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        model: &ModelId,
+        since: i64,
+    ) -> Result<Vec<(Entry, Vector)>, StoreError>;
+
     /// About `limit` entries of any namespace without a vector of `model`, from those after
     /// `after` (the key of the last of the batch before) in the store's order: SQLite's is
     /// newest stored first; Firestore's is by namespace and thread, a thread's whole at once.
@@ -89,26 +99,33 @@ pub trait MemoryStore: Send + Sync {
         after: Option<SearchCursor>,
         budget_chars: usize,
     ) -> Result<Results, StoreError> {
-        let counts = self.term_counts(ns, query).await?;
-        let drivers = drivers(query, &counts);
-        let candidates = if drivers.is_empty() {
-            Vec::new()
-        } else {
-            self.candidates(ns, filter, &drivers).await?
+        let lexical = async {
+            let counts = self.term_counts(ns, query).await?;
+            let drivers = drivers(query, &counts);
+            let candidates = if drivers.is_empty() {
+                Vec::new()
+            } else {
+                self.candidates(ns, filter, &drivers).await?
+            };
+            Ok::<_, StoreError>((counts, candidates))
         };
-        let nearest = match meaning {
-            Some(meaning) => match self.nearest(ns, filter, meaning).await {
-                Ok(nearest) => Some(nearest),
-                Err(StoreError::GivenUp) => return Err(StoreError::GivenUp),
+        let by_meaning = async {
+            let meaning = meaning?;
+            match self.nearest(ns, filter, meaning).await {
+                Ok(nearest) => Some(Ok(nearest)),
+                Err(StoreError::GivenUp) => Some(Err(StoreError::GivenUp)),
                 // Search by words stays correct without the vectors (Firestore's index may not
                 // exist yet: its refusal says which to create).
                 Err(err) => {
                     tracing::warn!(error = %ErrorChain(&err), "search by meaning failed; ranked by words alone");
                     None
                 }
-            },
-            None => None,
+            }
         };
+        // The two rankings' reads, at once.
+        let (lexical, nearest) = tokio::join!(lexical, by_meaning);
+        let (counts, candidates) = lexical?;
+        let nearest = nearest.transpose()?;
         let (query, filter) = (query.clone(), filter.clone());
         off_workers(move |given_up| {
             let given_up = || given_up.is_set();

@@ -91,3 +91,39 @@ async fn every_way_an_entry_goes_deletes_its_vector_document() {
     store.delete_namespace(&ns).await.unwrap();
     assert!(stored_vectors(&ns).await.is_empty());
 }
+
+/// Firestore refuses a nearest-neighbour query it cannot answer (here a vector of more
+/// dimensions than it takes; in production, one before its vector index exists): the search
+/// still answers, by words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_whose_vectors_fail_ranks_by_words_alone() {
+    let store = connect().await;
+    let ns = namespace();
+    save(&store, &ns, "knee", 1, &KEEP_ALL).await;
+    let too_long = Embedded {
+        model: ModelId::new("0011223344556677", 3000),
+        vector: Vector::unit(vec![1.0; 3000]).unwrap(),
+    };
+    let refused = store
+        .nearest(&ns, &kioku::domain::Filter::default(), &too_long)
+        .await;
+    assert!(
+        refused.is_err(),
+        "the emulator refuses it, as Firestore does"
+    );
+    let query = kioku::domain::Query::parse("knee").unwrap().unwrap();
+    let found = store
+        .search(
+            &ns,
+            &Default::default(),
+            &query,
+            Some(&too_long),
+            None,
+            usize::MAX,
+        )
+        .await
+        .unwrap()
+        .found;
+    let summaries: Vec<String> = found.into_iter().map(|f| f.summary).collect();
+    assert_eq!(summaries, ["knee 1"]);
+}
