@@ -46,6 +46,29 @@ fn a_text_the_vocabulary_lacks_pieces_of_is_not_embedded_to_rank_by() {
     );
 }
 
+/// A Japanese question MiniLM has every piece of is still spelled a character at a time, which
+/// it cannot read either; English it reads, acronyms and numbers included.
+#[test]
+fn a_text_spelled_a_character_at_a_time_is_not_read_whole() {
+    let model = Model::load(&model_dir()).unwrap();
+    let question = "2013年のラオスのGDPはいくら？";
+    let tokenizer = tokenizers::Tokenizer::from_file(model_dir().join("tokenizer.json")).unwrap();
+    let unknown = tokenizer.token_to_id("[UNK]").unwrap();
+    let ids = tokenizer.encode(question, true).unwrap().get_ids().to_vec();
+    assert!(
+        !ids.contains(&unknown),
+        "no unknown token: the spelling alone decides"
+    );
+    assert!(!model.reads_whole(question));
+    assert_eq!(model.embed_if_read_whole(question).unwrap(), None);
+    for english in [
+        "When did John run the 5K for charity?",
+        "What is a GF, tp or BPP?",
+    ] {
+        assert!(model.reads_whole(english), "{english}");
+    }
+}
+
 #[test]
 fn the_model_is_named_by_its_weights_and_dimension() {
     let model = Model::load(&model_dir()).unwrap();

@@ -75,32 +75,55 @@ class Model:
         return (x - mean) / np.sqrt(var + eps) * self.w(f"{name}.weight") + self.w(f"{name}.bias")
 
     def linear(self, x, name):
-        return x @ self.w(f"{name}.weight").T + self.w(f"{name}.bias")
+        # One matrix product over every token of the batch (BLAS), not one per row of it.
+        flat = x.reshape(-1, x.shape[-1]) @ self.w(f"{name}.weight").T + self.w(f"{name}.bias")
+        return flat.reshape(*x.shape[:-1], -1)
 
     def embed(self, text):
-        ids = np.array(self.tokenizer.encode(text).ids)
+        return self.embed_many([text])[0]
+
+    def embed_many(self, texts):
+        """Each text's vector, in order: texts of one length in tokens run through together,
+        without padding, so that each is computed as it would be alone."""
+        encoded = [np.array(self.tokenizer.encode(t).ids) for t in texts]
+        vectors = [None] * len(texts)
+        by_length = {}
+        for i, ids in enumerate(encoded):
+            by_length.setdefault(len(ids), []).append(i)
+        for group in by_length.values():
+            for start in range(0, len(group), 64):
+                part = group[start:start + 64]
+                pooled = self.forward(np.stack([encoded[i] for i in part]))
+                for i, vector in zip(part, pooled):
+                    vectors[i] = vector
+        return vectors
+
+    def forward(self, ids):
+        """Sentence vectors of a batch of token id rows of one length."""
+        batch, length = ids.shape
         x = (self.w("embeddings.word_embeddings.weight")[ids]
-             + self.w("embeddings.position_embeddings.weight")[: len(ids)]
+             + self.w("embeddings.position_embeddings.weight")[:length]
              + self.w("embeddings.token_type_embeddings.weight")[0])
         x = self.layer_norm(x, "embeddings.LayerNorm")
         heads = self.config["num_attention_heads"]
-        size = x.shape[1] // heads
+        size = x.shape[-1] // heads
         for i in range(self.config["num_hidden_layers"]):
             layer = f"encoder.layer.{i}"
-            q, k, v = (self.linear(x, f"{layer}.attention.self.{p}").reshape(-1, heads, size)
-                       .transpose(1, 0, 2) for p in ("query", "key", "value"))
-            scores = q @ k.transpose(0, 2, 1) / math.sqrt(size)
+            q, k, v = (self.linear(x, f"{layer}.attention.self.{p}")
+                       .reshape(batch, length, heads, size).transpose(0, 2, 1, 3)
+                       for p in ("query", "key", "value"))
+            scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(size)
             scores = np.exp(scores - scores.max(-1, keepdims=True))
             scores /= scores.sum(-1, keepdims=True)
-            context = (scores @ v).transpose(1, 0, 2).reshape(len(ids), -1)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, length, -1)
             x = self.layer_norm(x + self.linear(context, f"{layer}.attention.output.dense"),
                                 f"{layer}.attention.output.LayerNorm")
             hidden = self.linear(x, f"{layer}.intermediate.dense")
             hidden = 0.5 * hidden * (1.0 + erf(hidden / math.sqrt(2.0)))
             x = self.layer_norm(x + self.linear(hidden, f"{layer}.output.dense"),
                                 f"{layer}.output.LayerNorm")
-        pooled = x[0] if self.first_token else x.mean(0)
-        return pooled / np.linalg.norm(pooled)
+        pooled = x[:, 0] if self.first_token else x.mean(1)
+        return pooled / np.linalg.norm(pooled, axis=-1, keepdims=True)
 
 
 class Index:
@@ -108,7 +131,7 @@ class Index:
 
     def __init__(self, model, texts):
         self.model = model
-        self.vectors = np.stack([model.embed(t) for t in texts])
+        self.vectors = np.stack(model.embed_many(texts))
 
     def search(self, query, k):
         scores = self.vectors @ self.model.embed(query)

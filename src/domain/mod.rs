@@ -11,6 +11,7 @@ mod fusion;
 mod lookup;
 mod mode;
 mod namespace;
+mod near_repeat;
 mod page;
 mod profile;
 mod query;
@@ -33,6 +34,7 @@ pub use fusion::{MAX_NEAREST, fuse};
 pub use lookup::Lookup;
 pub use mode::Mode;
 pub use namespace::Namespace;
+pub use near_repeat::{SIMILAR_COSINE, nearly_repeats};
 pub use page::{Omitted, Page, PageBuilder};
 pub use profile::{
     KEPT_PROFILE_VERSIONS, Profile, ProfileDraft, ProfileWrite, check_profile, parse_version,

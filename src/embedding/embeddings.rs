@@ -52,6 +52,12 @@ impl Embeddings {
         self.run(text, Model::embed_if_read_whole).await
     }
 
+    /// Whether the model reads all of `text`: none of it becomes the unknown token. Only
+    /// tokenizes, which takes well under a millisecond for a summary.
+    pub fn reads_whole(&self, text: &str) -> bool {
+        self.model.reads_whole(text)
+    }
+
     /// `work`'s vector of the text, on the blocking pool. A failure is logged, never the text.
     async fn run(
         &self,

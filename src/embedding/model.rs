@@ -96,16 +96,47 @@ impl Model {
         self.forward(&self.encode(text)?)
     }
 
-    /// The text's vector, or `None` if some of it became the unknown token (`[UNK]`): a
-    /// vocabulary of another language or script, whose vector says little about the text
-    /// (all-MiniLM-L6-v2's of Japanese questions: docs/recall.md). Then the model is not run.
+    /// The text's vector, or `None` if the model cannot read all of it ([`reads_whole`]): then
+    /// the model is not run.
+    ///
+    /// [`reads_whole`]: Self::reads_whole
     pub fn embed_if_read_whole(&self, text: &str) -> Result<Option<Vector>, EmbeddingError> {
         let encoding = self.encode(text)?;
-        let ids = encoding.get_ids();
-        if self.unknown.is_some_and(|unknown| ids.contains(&unknown)) {
+        if !self.read_whole(text, &encoding) {
             return Ok(None);
         }
         self.forward(&encoding).map(Some)
+    }
+
+    /// Whether the model's vocabulary has words for all of `text`: none of it becomes the
+    /// unknown token (`[UNK]`), and no word of another script than ASCII is spelled a character
+    /// at a time (two single-character pieces in a row). A vocabulary of another language
+    /// spells text that way, and its vector says little of the text (all-MiniLM-L6-v2's of
+    /// Japanese: docs/recall.md). A Chinese character alone is a word of its own in BERT's
+    /// tokenizers, so a multilingual model's Chinese and kanji still read. `false` when the
+    /// text cannot be tokenized.
+    pub fn reads_whole(&self, text: &str) -> bool {
+        self.encode(text)
+            .is_ok_and(|encoding| self.read_whole(text, &encoding))
+    }
+
+    fn read_whole(&self, text: &str, encoding: &Encoding) -> bool {
+        if self
+            .unknown
+            .is_some_and(|unknown| encoding.get_ids().contains(&unknown))
+        {
+            return false;
+        }
+        let mut spelling = None;
+        for (word, &(start, end)) in encoding.get_word_ids().iter().zip(encoding.get_offsets()) {
+            let piece = text.get(start..end).unwrap_or_default();
+            let letter = word.is_some() && !piece.is_ascii() && piece.chars().count() == 1;
+            if letter && spelling == *word {
+                return false;
+            }
+            spelling = if letter { *word } else { None };
+        }
+        true
     }
 
     fn encode(&self, text: &str) -> Result<Encoding, EmbeddingError> {

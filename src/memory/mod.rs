@@ -74,6 +74,13 @@ impl Memory {
         }
     }
 
+    /// Whether the model reads all of `text` (see [`Embeddings::reads_whole`]).
+    fn reads_whole(&self, text: &str) -> bool {
+        self.embeddings
+            .as_ref()
+            .is_some_and(|embeddings| embeddings.reads_whole(text))
+    }
+
     pub fn rules(&self) -> &Rules {
         &self.rules
     }

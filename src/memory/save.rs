@@ -6,8 +6,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{Memory, MemoryError};
-use crate::domain::{Entry, Namespace, Summary, ThreadId};
+use crate::domain::{
+    Embedded, Entry, Namespace, REPEAT_WINDOW_MICROS, Summary, ThreadId, entry_micros,
+    nearly_repeats,
+};
 use crate::store::{Dropped, SaveOutcome};
+use crate::telemetry::ErrorChain;
 
 /// A save's parameters, as every door sends them (this is the `save_memory` tool's schema).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -29,6 +33,10 @@ impl Memory {
         let thread = ThreadId::parse_or_new(req.thread_id.as_deref())?;
         let entry = Entry::now(summary, self.rules.timezone);
         let vector = self.embed(&entry.summary).await;
+        let similar_to = match &vector {
+            Some(vector) => self.similar_to(ns, &thread, &entry, vector).await,
+            None => None,
+        };
         let SaveOutcome {
             dropped,
             thread_count,
@@ -46,6 +54,7 @@ impl Memory {
             dropped_threads = dropped.threads,
             duplicate = repeat_of.is_some(),
             embedded = vector.is_some(),
+            similar = similar_to.is_some(),
             "saved"
         );
         Ok(Saved {
@@ -53,12 +62,42 @@ impl Memory {
             count: thread_count,
             thread_id: thread.as_str().to_owned(),
             duplicate: repeat_of.is_some(),
+            // An exact repeat is answered as one; it is not also near one.
+            similar_to: similar_to.filter(|_| repeat_of.is_none()),
             timestamp: repeat_of.map_or(entry.timestamp, |newest| newest.timestamp),
             new_thread,
             dropped_entries: dropped.entries,
             dropped_threads: dropped.threads,
             notice: notice(&dropped),
         })
+    }
+}
+
+impl Memory {
+    /// The timestamp of the entry of `thread` saved within [`REPEAT_WINDOW_MICROS`] before
+    /// `entry` that `vector` [nearly repeats](nearly_repeats), if any. Only a summary the model
+    /// reads whole is compared (a vector of text it cannot read says little), and a store that
+    /// fails to answer leaves the save unflagged: the flag is advice, the save is what counts.
+    async fn similar_to(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        entry: &Entry,
+        vector: &Embedded,
+    ) -> Option<String> {
+        if !self.reads_whole(&entry.summary) {
+            return None;
+        }
+        let since = entry_micros(&entry.timestamp).saturating_sub(REPEAT_WINDOW_MICROS);
+        let recent = self
+            .store
+            .recent_vectors(ns, thread, &vector.model, since)
+            .await
+            .inspect_err(|err| {
+                tracing::warn!(error = %ErrorChain(err), "the near-repeat check failed; saved unflagged");
+            })
+            .ok()?;
+        nearly_repeats(&vector.vector, &recent).map(|entry| entry.timestamp.clone())
     }
 }
 
@@ -82,6 +121,12 @@ pub struct Saved {
     /// (a retry), so nothing was added; `timestamp` is that save's.
     #[serde(skip_serializing_if = "is_false")]
     duplicate: bool,
+    /// The `timestamp` of a summary saved to this thread in the 10 minutes before that says
+    /// nearly the same as this one, in other words. This one was saved too. If it repeats that
+    /// one (a save sent again after a timeout), forget one of the two (`forget` with its
+    /// `timestamp`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    similar_to: Option<String>,
     /// `true`: the thread did not exist before this save. If you sent a `thread_id` you
     /// expected to exist, it was not one a save returned.
     #[serde(skip_serializing_if = "is_false")]

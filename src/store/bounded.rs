@@ -13,7 +13,7 @@ use super::{
 use crate::domain::{
     Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
     ProfileDraft, ProfileWrite, Query, Results, Retention, SearchCursor, TermCounts, Thread,
-    ThreadId,
+    ThreadId, Vector,
 };
 
 /// Puts a time limit on every call of the store it wraps, so a stuck store answers
@@ -83,6 +83,17 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
         meaning: &Embedded,
     ) -> Result<Vec<Located>, StoreError> {
         self.bound(self.inner.nearest(ns, filter, meaning)).await
+    }
+
+    async fn recent_vectors(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        model: &ModelId,
+        since: i64,
+    ) -> Result<Vec<(Entry, Vector)>, StoreError> {
+        self.bound(self.inner.recent_vectors(ns, thread, model, since))
+            .await
     }
 
     async fn unembedded(

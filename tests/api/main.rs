@@ -22,6 +22,7 @@ mod listening;
 mod mcp;
 mod mcp_transport;
 mod memory;
+mod near_repeat;
 mod oauth;
 #[path = "../common/original.rs"]
 mod original;

@@ -21,7 +21,7 @@ const MOVE: &str = "来月から東京都の新しいアパートに引っ越す
 /// Not one of its words (or their stems) is in any summary above.
 const QUESTION: &str = "How is my knee doing?";
 
-fn model_dir() -> PathBuf {
+pub fn model_dir() -> PathBuf {
     std::env::var_os("KIOKU_TEST_EMBEDDING_MODEL")
         .expect("KIOKU_TEST_EMBEDDING_MODEL is set: run the tests with scripts/test")
         .into()
@@ -45,7 +45,7 @@ async fn saved(store: StoreKind, model: bool) -> (Fresh, Vec<String>) {
 }
 
 /// A Firestore database of the test's own: the backfill a model starts reads every namespace.
-fn own_project() -> String {
+pub fn own_project() -> String {
     format!("semantic-{}", uuid::Uuid::new_v4())
 }
 

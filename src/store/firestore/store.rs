@@ -17,7 +17,7 @@ use super::vectors::embedded_by;
 use super::writes::{append_write, delete_write, entries_write, with_field};
 use crate::domain::{
     Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
-    ProfileDraft, ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId,
+    ProfileDraft, ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId, Vector,
 };
 use crate::store::{
     Counts, Dropped, EntryKey, MemoryStore, NamespaceStats, SaveOutcome, StoreError, Unembedded,
@@ -141,6 +141,16 @@ impl MemoryStore for FirestoreStore {
         meaning: &Embedded,
     ) -> Result<Vec<Located>, StoreError> {
         self.nearest_entries(ns, filter, meaning).await
+    }
+
+    async fn recent_vectors(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        model: &ModelId,
+        since: i64,
+    ) -> Result<Vec<(Entry, Vector)>, StoreError> {
+        self.recent_entry_vectors(ns, thread, model, since).await
     }
 
     async fn unembedded(

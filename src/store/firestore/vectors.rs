@@ -22,7 +22,9 @@ use super::layout::{
 };
 use super::values::{document_id, string_value, thread_entries};
 use super::writes::set_write;
-use crate::domain::{Embedded, Filter, Located, MAX_NEAREST, ModelId, Namespace, Vector};
+use crate::domain::{
+    Embedded, Entry, Filter, Located, MAX_NEAREST, ModelId, Namespace, ThreadId, Vector,
+};
 use crate::store::{StoreError, usage};
 
 /// The id of the vector document of the entry saved to `thread` at `at` with `summary`: its
@@ -176,14 +178,15 @@ impl FirestoreStore {
             }
             None => self.find_nearest(ns, meaning).await?,
         };
-        let ids: Vec<String> = hits
+        let ids: HashSet<String> = hits
             .iter()
             .filter_map(thread_of)
             .map(str::to_owned)
-            .collect::<HashSet<_>>()
-            .into_iter()
             .collect();
-        let threads = self.threads_by_id(ns, &ids).await?;
+        let ids: Vec<&String> = ids.iter().collect();
+        let threads = self
+            .documents_by_id(&self.threads_path(ns), THREADS, &ids)
+            .await?;
         let entries: HashMap<String, Located> = threads
             .iter()
             .flat_map(thread_entries)
@@ -264,11 +267,13 @@ impl FirestoreStore {
             .map_err(|e| unavailable("reading a thread's vectors failed", e))
     }
 
-    /// The thread documents of `ns` with these ids, those that exist, in one call.
-    async fn threads_by_id(
+    /// The documents of `collection` under `parent` with these ids, those that exist, in one
+    /// call.
+    async fn documents_by_id(
         &self,
-        ns: &Namespace,
-        ids: &[String],
+        parent: &str,
+        collection: &str,
+        ids: &[&String],
     ) -> Result<Vec<Document>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
@@ -277,16 +282,16 @@ impl FirestoreStore {
         self.db()
             .fluent()
             .select()
-            .by_id_in(THREADS)
-            .parent(self.threads_path(ns))
-            .batch_with_errors(ids)
+            .by_id_in(collection)
+            .parent(parent)
+            .batch_with_errors(ids.iter().map(|id| id.as_str()))
             .await
-            .map_err(|e| unavailable("reading the threads of the nearest entries failed", e))?
+            .map_err(|e| unavailable("reading documents by id failed", e))?
             .map_ok(|(_, doc)| doc)
             .try_collect::<Vec<_>>()
             .await
             .map(|docs| docs.into_iter().flatten().collect())
-            .map_err(|e| unavailable("reading the threads of the nearest entries failed", e))
+            .map_err(|e| unavailable("reading documents by id failed", e))
     }
 
     /// Deletes the vectors of `thread` whose entries it no longer holds: after a forget, or
@@ -311,6 +316,37 @@ impl FirestoreStore {
             .map(|doc| doc.name)
             .collect();
         self.delete_all(&gone).await
+    }
+
+    /// The entries of `thread` saved at or after `since` with a vector of `model`, each with
+    /// it: the thread, then those entries' vector documents, by id, in one call.
+    pub(super) async fn recent_entry_vectors(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        model: &ModelId,
+        since: i64,
+    ) -> Result<Vec<(Entry, Vector)>, StoreError> {
+        let Some(doc) = self.get(&self.thread_path(ns, thread)).await? else {
+            return Ok(Vec::new());
+        };
+        let recent: HashMap<String, Entry> = thread_entries(&doc)
+            .into_iter()
+            .filter(|item| item.at >= since)
+            .map(|item| {
+                let id = vector_id(&item.thread_id, item.at, &item.entry.summary);
+                (id, item.entry)
+            })
+            .collect();
+        let ids: Vec<&String> = recent.keys().collect();
+        let vectors = self
+            .documents_by_id(&self.threads_path(ns), VECTORS, &ids)
+            .await?;
+        Ok(vectors
+            .iter()
+            .filter(|doc| doc.fields.get(MODEL) == Some(&string_value(model.as_str())))
+            .filter_map(|doc| Some((recent.get(&document_id(doc))?.clone(), stored_vector(doc)?)))
+            .collect())
     }
 
     /// Deletes every vector of `ns`.

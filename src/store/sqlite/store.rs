@@ -11,7 +11,7 @@ use super::sql::{counts, filter_sql, insert_entry, keep_newest_threads, located}
 use super::{SqliteStore, Stop, profile, search, vectors};
 use crate::domain::{
     Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
-    ProfileDraft, ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId,
+    ProfileDraft, ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId, Vector,
 };
 use crate::store::{
     Counts, EntryKey, MemoryStore, NamespaceStats, SaveOutcome, StoreError, Unembedded,
@@ -123,6 +123,19 @@ impl MemoryStore for SqliteStore {
     ) -> Result<Vec<Located>, StoreError> {
         let (ns, filter, meaning) = (ns.name().to_owned(), filter.clone(), meaning.clone());
         self.read(move |conn| vectors::nearest(conn, &ns, &filter, &meaning))
+            .await
+    }
+
+    async fn recent_vectors(
+        &self,
+        ns: &Namespace,
+        thread: &ThreadId,
+        model: &ModelId,
+        since: i64,
+    ) -> Result<Vec<(Entry, Vector)>, StoreError> {
+        let (ns, thread) = (ns.name().to_owned(), thread.as_str().to_owned());
+        let model = model.as_str().to_owned();
+        self.read(move |conn| vectors::recent(conn, &ns, &thread, &model, since))
             .await
     }
 

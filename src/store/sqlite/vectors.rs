@@ -8,7 +8,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, Transaction, params, params_from_iter};
 
 use super::sql::{filter_sql, located};
-use crate::domain::{Embedded, Filter, Located, MAX_NEAREST, Vector};
+use crate::domain::{Embedded, Entry, Filter, Located, MAX_NEAREST, Vector};
 use crate::store::{EntryKey, StoreError, Unembedded};
 
 /// 8: the entries' vectors, and the model that computed each.
@@ -36,6 +36,35 @@ pub fn insert_vector(conn: &Connection, seq: i64, embedded: &Embedded) -> rusqli
             embedded.vector.to_bytes()
         ])?;
     Ok(stored as u64)
+}
+
+/// The thread's entries saved at or after `since` with a vector of `model`, each with it.
+pub fn recent(
+    conn: &Connection,
+    ns: &str,
+    thread: &str,
+    model: &str,
+    since: i64,
+) -> rusqlite::Result<Vec<(Entry, Vector)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT e.summary, e.timestamp, v.vector FROM entries e
+         CROSS JOIN entry_vectors v ON v.seq = e.seq
+         WHERE e.namespace = ?1 AND e.thread_id = ?2 AND e.at_us >= ?3 AND v.model = ?4",
+    )?;
+    let rows = stmt.query_map(params![ns, thread, since, model], |row| {
+        let entry = Entry {
+            summary: row.get(0)?,
+            timestamp: row.get(1)?,
+        };
+        Ok((entry, Vector::from_bytes(row.get_ref(2)?.as_blob()?)))
+    })?;
+    let mut recent = Vec::new();
+    for row in rows {
+        if let (entry, Some(vector)) = row? {
+            recent.push((entry, vector));
+        }
+    }
+    Ok(recent)
 }
 
 /// The entry's `seq`, which is its key here.

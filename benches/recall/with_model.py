@@ -1,0 +1,33 @@
+"""What the benchmarks with a model share: a virtualenv holding benches/recall/requirements.txt
+(numpy, tokenizers) to run in, and the tests' embedding model, fetched as the tests fetch it."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+VENV = ROOT / "target" / "bench-recall" / "venv"
+
+
+def in_venv(script):
+    """Runs `script` again in the virtualenv, made and filled first, unless it already runs
+    there."""
+    python = VENV / "bin" / "python"
+    if Path(sys.prefix).resolve() == VENV.resolve():
+        return
+    if not python.exists():
+        VENV.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    "-r", str(ROOT / "benches" / "recall" / "requirements.txt")], check=True)
+    os.execv(str(python), [str(python), script, *sys.argv[1:]])
+
+
+def default_model():
+    """The test model's directory (scripts/lib/model.sh fetches and checks it)."""
+    fetched = subprocess.run(
+        ["bash", "-c", "source scripts/lib/model.sh && fetch_embedding_model >&2 && "
+                       "echo \"$KIOKU_TEST_EMBEDDING_MODEL\""],
+        cwd=ROOT, stdout=subprocess.PIPE, text=True, check=True)
+    return fetched.stdout.strip()
