@@ -155,7 +155,7 @@ impl From<&AuthError> for ErrorCode {
             AuthError::MissingCredentials => Self::MissingCredentials,
             AuthError::UnknownToken => Self::UnknownToken,
             AuthError::NotAdmin => Self::NotAdmin,
-            AuthError::InvalidAccessToken(_) => Self::InvalidToken,
+            AuthError::InvalidAccessToken { .. } => Self::InvalidToken,
         }
     }
 }

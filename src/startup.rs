@@ -101,6 +101,8 @@ impl Application {
         .map_err(StartupError::Config)?;
         warn_of_weak_tokens("API_TOKENS", tokens.weak_positions());
         warn_of_weak_tokens("KIOKU_ADMIN_TOKENS", admin_tokens.weak_positions());
+        let weak_tokens =
+            !(tokens.weak_positions().is_empty() && admin_tokens.weak_positions().is_empty());
         let embeddings = embeddings(&settings).await?;
         let stores = open_store(&settings).await?;
         if let (StoreKind::Sqlite, Some(_)) = (settings.store(), settings.retention_days) {
@@ -130,7 +132,7 @@ impl Application {
             oauth,
             sessions,
             grants: Arc::clone(&stores.grants),
-            failed_sign_ins: FailedSignIns::default(),
+            failed_sign_ins: FailedSignIns::new(weak_tokens),
             unsigned_writes: UnsignedWrites::default(),
             behind_cloud_run: settings.on_cloud_run(),
         };

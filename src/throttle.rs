@@ -1,7 +1,8 @@
 //! Counts per client address of what only a few may do in a [`WINDOW`]: past its limit, an
 //! address is refused until the window ends. Two kinds are counted: failed sign-ins (past
-//! [`FAILURES_PER_WINDOW`] an address is refused before any credential it presents is looked
-//! at, so that guessing tokens gets nowhere), and records stored for someone not signed in yet
+//! [`FAILURES_PER_WINDOW`] an address's wrong credentials are refused with a wait instead of a
+//! plain refusal, so that guessing tokens is slowed; its right ones still pass), and records
+//! stored for someone not signed in yet
 //! (past [`UNSIGNED_WRITES_PER_WINDOW`] an address registers no more clients and begins no more
 //! sign-ins at the OpenID Provider, so that it cannot fill the store; these count as they are
 //! admitted, so that requests sent together cannot pass the limit). Each kind is a type of its
@@ -96,37 +97,53 @@ struct Counts {
     swept: Option<Instant>,
 }
 
-/// Failed sign-ins: an attempt is looked at first and counted once it is known to have failed,
-/// so that an address's own concurrent requests with a right token are not refused.
-pub struct FailedSignIns(Throttle);
-
-impl Default for FailedSignIns {
-    fn default() -> Self {
-        Self(Throttle::new(FAILURES_PER_WINDOW))
-    }
+/// Failed sign-ins: only a failure is counted, once it is known, and past the limit only a
+/// failure is refused, with the wait. A right credential passes, so that guesses from a shared
+/// address (a GPT's, an assistant's servers) lock out no one who holds the right one: tokens of
+/// 32 characters or more are not found by guessing however fast, and a guess costs at most one
+/// credential read. Where weak tokens are carried over, an address past its limit is refused
+/// before anything it presents is looked at, right tokens too: ten guesses a minute could find
+/// a weak one.
+pub struct FailedSignIns {
+    counts: Throttle,
+    weak_tokens: bool,
 }
 
 impl FailedSignIns {
-    /// Whether `client` may try now; if not, how long until it may.
-    pub fn admit(&self, client: IpAddr) -> Result<(), Duration> {
-        self.0.admit_at(client, Instant::now())
+    /// `weak_tokens`: some configured token is shorter than the minimum.
+    pub fn new(weak_tokens: bool) -> Self {
+        Self {
+            counts: Throttle::new(FAILURES_PER_WINDOW),
+            weak_tokens,
+        }
     }
 
-    /// Counts a failure for `client`. The one that reaches the limit writes the audit line: one
-    /// per address and window, with the address, the door and the count, never what was
-    /// presented.
-    pub fn count(&self, client: IpAddr, door: Door) {
-        if let Some(failures) = self.0.count_at(client, Instant::now()) {
+    /// Whether `client` may present a credential now; if not, how long until it may. Only
+    /// where weak tokens are carried over is anyone refused here.
+    pub fn admit(&self, client: IpAddr) -> Result<(), Duration> {
+        if !self.weak_tokens {
+            return Ok(());
+        }
+        self.counts.admit_at(client, Instant::now())
+    }
+
+    /// Counts a failure of `client` at `door`, and answers whether to say it failed (`Ok`) or
+    /// to refuse with how long to wait, `client` being past its limit (then it is not counted
+    /// again). The failure that reaches the limit writes the audit line: one per address and
+    /// window, with the address, the door and the count, never what was presented.
+    pub fn failed(&self, client: IpAddr, door: Door) -> Result<(), Duration> {
+        if let Some(failures) = self.counts.take_at(client, Instant::now())? {
             tracing::warn!(
                 audit = true,
                 remote_ip = %client,
                 door = door.as_str(),
                 failures,
                 window_secs = WINDOW.as_secs(),
-                "failed sign-ins from one address reached the limit; it is refused until its \
-                 window ends"
+                "failed sign-ins from one address reached the limit; its failures are refused \
+                 until its window ends"
             );
         }
+        Ok(())
     }
 }
 
@@ -183,7 +200,9 @@ impl Throttle {
         self.lock().admit(client.into(), self.limit, now)
     }
 
-    /// The count, when this one is the one that reaches the limit.
+    /// The count, when this one is the one that reaches the limit. Counting without admitting
+    /// is for the tests, which fill a count this way.
+    #[cfg(test)]
     fn count_at(&self, client: IpAddr, now: Instant) -> Option<u32> {
         self.lock().count(client.into(), self.limit, now)
     }

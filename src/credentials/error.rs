@@ -9,8 +9,12 @@ pub enum AuthError {
     UnknownToken,
     #[error("This token is not an admin token: /admin takes one of KIOKU_ADMIN_TOKENS.")]
     NotAdmin,
-    /// An access token of this server's OAuth grants that is expired, revoked or for another
-    /// resource; the message says which.
-    #[error("{0}")]
-    InvalidAccessToken(String),
+    /// An access token of this server's OAuth grants that is unknown, revoked, expired or for
+    /// another resource; the message says which. `issued`: it was issued here (expired, or for
+    /// another resource), so it is no guess.
+    #[error("{description}")]
+    InvalidAccessToken {
+        description: &'static str,
+        issued: bool,
+    },
 }

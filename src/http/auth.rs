@@ -12,7 +12,7 @@ use super::error::{ApiError, retry_after_secs};
 use super::state::AppState;
 use crate::credentials::{AdminTokens, AuthError, BareNamed, Tokens};
 use crate::domain::Namespace;
-use crate::oauth::{Door, MCP_PATH, OAuthError};
+use crate::oauth::{Access, Door, MCP_PATH};
 use crate::rate_limit::RateLimit;
 use crate::throttle;
 
@@ -35,15 +35,23 @@ impl FromRequest for Authenticated {
             } else {
                 (Door::Api, throttle::Door::Api)
             };
-            // A token presented and refused counts; no token at all is no guess.
-            let ns = namespace(&req, app, door).await.inspect_err(|err| {
-                if matches!(
-                    err,
-                    ApiError::Auth(AuthError::UnknownToken | AuthError::InvalidAccessToken(_))
-                ) {
-                    app.failed_sign_ins.count(client, counted_at);
+            // A token presented and not known counts; no token at all is no guess, nor is one
+            // issued here that expired.
+            let ns = match namespace(&req, app, door).await {
+                Ok(ns) => ns,
+                Err(
+                    err @ ApiError::Auth(
+                        AuthError::UnknownToken
+                        | AuthError::InvalidAccessToken { issued: false, .. },
+                    ),
+                ) => {
+                    app.failed_sign_ins
+                        .failed(client, counted_at)
+                        .map_err(|wait| ApiError::SignInThrottled(retry_after_secs(wait)))?;
+                    return Err(err);
                 }
-            })?;
+                Err(err) => return Err(err),
+            };
             // The request log reads it back.
             req.extensions_mut().insert(ns.clone());
             let rate_limit = req
@@ -63,8 +71,8 @@ fn state(req: &HttpRequest) -> &AppState {
         .expect("the state is registered as app data")
 }
 
-/// The request's client address, unless it failed to sign in too often of late: then the
-/// request is refused before its credentials are looked at.
+/// The request's client address, unless it failed to sign in too often of late where weak
+/// tokens are carried over: then the request is refused before its credentials are looked at.
 fn admitted(app: &AppState, req: &HttpRequest) -> Result<IpAddr, ApiError> {
     let client = app.client_address(req);
     app.failed_sign_ins
@@ -86,12 +94,17 @@ async fn namespace(req: &HttpRequest, app: &AppState, door: Door) -> Result<Name
     let Some(oauth) = &app.oauth else {
         return Err(AuthError::UnknownToken.into());
     };
+    let refused = |description, issued| AuthError::InvalidAccessToken {
+        description,
+        issued,
+    };
     match oauth.authenticate(token, door).await {
-        Ok(Some(ns)) => Ok(ns),
-        Ok(None) => Err(AuthError::UnknownToken.into()),
-        Err(OAuthError::Refused { description, .. }) => {
-            Err(AuthError::InvalidAccessToken(description).into())
+        Ok(Access::Granted(ns)) => Ok(ns),
+        Ok(Access::NotOurs) => Err(AuthError::UnknownToken.into()),
+        Ok(Access::Unknown) => {
+            Err(refused("this access token is unknown or revoked", false).into())
         }
+        Ok(Access::Unusable(description)) => Err(refused(description, true).into()),
         Err(err) => Err(ApiError::Unavailable(err.into())),
     }
 }
@@ -140,10 +153,10 @@ impl FromRequest for Admin {
                 client,
                 tokens: tokens.clone(),
             }),
-            Some(_) => {
-                app.failed_sign_ins.count(client, throttle::Door::Admin);
-                Err(AuthError::NotAdmin.into())
-            }
+            Some(_) => match app.failed_sign_ins.failed(client, throttle::Door::Admin) {
+                Ok(()) => Err(AuthError::NotAdmin.into()),
+                Err(wait) => Err(ApiError::SignInThrottled(retry_after_secs(wait))),
+            },
         });
         ready(result)
     }

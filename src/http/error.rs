@@ -162,7 +162,7 @@ impl ResponseError for ApiError {
         let mut response = HttpResponse::build(self.status_code());
         match self {
             // RFC 6750, section 3.1.
-            Self::Auth(AuthError::InvalidAccessToken(_)) => {
+            Self::Auth(AuthError::InvalidAccessToken { .. }) => {
                 response
                     .insert_header((header::WWW_AUTHENTICATE, r#"Bearer error="invalid_token""#));
             }

@@ -3,7 +3,7 @@
 
 use chrono::Utc;
 
-use super::error::{ErrorCode, OAuthError, refuse};
+use super::error::OAuthError;
 use super::issued::TokenBody;
 use super::resource::{self, Door};
 use super::secret::{self, SecretKind};
@@ -12,40 +12,43 @@ use super::token::read_body;
 use crate::domain::Namespace;
 use crate::store::{CredentialKind, StoreError};
 
+/// What an access token presented at a door comes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Access {
+    /// The token opens this namespace.
+    Granted(Namespace),
+    /// Not shaped as this server's access tokens: not looked up.
+    NotOurs,
+    /// Shaped as one, but unknown here or revoked: a guess, for all anyone can tell.
+    Unknown,
+    /// Issued here, but expired or for another resource: its holder once signed in, so it is
+    /// no guess. Says which.
+    Unusable(&'static str),
+}
+
 impl AuthorizationServer {
-    /// The namespace `bearer` opens at `door`: `Ok(None)` when it is not an access token of
-    /// this server at all (then it is not looked up), `invalid_token` when it is expired,
-    /// revoked or for another resource.
-    pub async fn authenticate(
-        &self,
-        bearer: &str,
-        door: Door,
-    ) -> Result<Option<Namespace>, OAuthError> {
+    /// What `bearer` comes to at `door` (see [`Access`]).
+    pub async fn authenticate(&self, bearer: &str, door: Door) -> Result<Access, OAuthError> {
         if !SecretKind::AccessToken.matches(bearer) {
-            return Ok(None);
+            return Ok(Access::NotOurs);
         }
         let credential = self.store.credential(&secret::digest(bearer)).await?;
         let Some(credential) = credential.filter(|c| c.kind == CredentialKind::AccessToken) else {
-            return refuse(
-                ErrorCode::InvalidToken,
-                "this access token is unknown or revoked",
-            );
+            return Ok(Access::Unknown);
         };
         if credential.expires_at < Utc::now() {
-            return refuse(
-                ErrorCode::InvalidToken,
+            return Ok(Access::Unusable(
                 "this access token has expired: refresh it",
-            );
+            ));
         }
         let body: TokenBody = read_body(&credential)?;
         if !resource::covers(&self.issuer, &body.audience, door) {
-            return refuse(
-                ErrorCode::InvalidToken,
+            return Ok(Access::Unusable(
                 "this access token was issued for another resource",
-            );
+            ));
         }
         let namespace = Namespace::labelled(&body.grant.namespace, &body.grant.namespace_label)
             .map_err(|e| StoreError::failed("a grant's namespace is invalid", e))?;
-        Ok(Some(namespace))
+        Ok(Access::Granted(namespace))
     }
 }

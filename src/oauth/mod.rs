@@ -29,6 +29,7 @@ mod secret;
 mod server;
 mod token;
 
+pub use access::Access;
 pub use authorize::{Finished, SignedIn};
 pub use error::{ErrorCode, OAuthError};
 pub use request::{AuthorizationParams, AuthorizationRequest, RequestError, SCOPE};

@@ -192,7 +192,7 @@ fn challenge(err: &ApiError, base_url: &str) -> HttpResponse {
     let mut response = err.error_response();
     // RFC 6750, section 3.1: a token that was presented and refused says so.
     let error = match err {
-        ApiError::Auth(AuthError::InvalidAccessToken(_)) => r#"error="invalid_token", "#,
+        ApiError::Auth(AuthError::InvalidAccessToken { .. }) => r#"error="invalid_token", "#,
         _ => "",
     };
     let value = format!("Bearer {error}resource_metadata=\"{base_url}{RESOURCE_METADATA_PATH}\"");

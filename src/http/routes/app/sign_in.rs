@@ -40,14 +40,22 @@ pub(super) async fn sign_in(
         return again(StatusCode::FORBIDDEN, t.app.form_expired);
     }
     let client = app.client_address(&req);
-    // An address that typed too many unknown tokens of late is not let try another.
+    // Where weak tokens are carried over, an address that typed too many unknown tokens of
+    // late is not let try another; elsewhere only its unknown ones wait.
+    let throttled = |wait| {
+        retry_after(
+            again(StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts),
+            wait,
+        )
+    };
     if let Err(wait) = app.failed_sign_ins.admit(client) {
-        let answer = again(StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts);
-        return retry_after(answer, wait);
+        return throttled(wait);
     }
     let Some(namespace) = tokens.authenticate(form.token.trim()) else {
-        app.failed_sign_ins.count(client, Door::Page);
-        return again(StatusCode::UNAUTHORIZED, t.unknown_token);
+        return match app.failed_sign_ins.failed(client, Door::Page) {
+            Ok(()) => again(StatusCode::UNAUTHORIZED, t.unknown_token),
+            Err(wait) => throttled(wait),
+        };
     };
     enter(&req, &app, t, namespace, true).await
 }

@@ -77,15 +77,26 @@ pub async fn decide(
     };
     let outcome = match page.decision.as_deref() {
         Some("allow") => {
-            // An address that typed too many unknown tokens of late is not let try another.
-            if let Err(wait) = app.failed_sign_ins.admit(client) {
-                let answer = again((StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts));
-                return retry_after(answer, wait);
-            }
+            // Where weak tokens are carried over, an address that typed too many unknown
+            // tokens of late is not let try another; elsewhere only its unknown ones wait.
             let token = page.token.as_deref().unwrap_or_default();
-            let Some(who) = oauth.sign_in_with_token(token) else {
-                app.failed_sign_ins.count(client, Door::Consent);
-                return again((StatusCode::UNAUTHORIZED, t.unknown_token));
+            let known = app
+                .failed_sign_ins
+                .admit(client)
+                .map(|()| oauth.sign_in_with_token(token));
+            let who = match known {
+                Ok(Some(who)) => who,
+                Ok(None) => match app.failed_sign_ins.failed(client, Door::Consent) {
+                    Ok(()) => return again((StatusCode::UNAUTHORIZED, t.unknown_token)),
+                    Err(wait) => {
+                        let answer = again((StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts));
+                        return retry_after(answer, wait);
+                    }
+                },
+                Err(wait) => {
+                    let answer = again((StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts));
+                    return retry_after(answer, wait);
+                }
             };
             oauth.approve(&request, who).await.map(|to| see_other(&to))
         }
