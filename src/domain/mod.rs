@@ -43,7 +43,7 @@ pub use query::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, MAX_QUERY_WORDS, Query};
 pub use relevance::{MAX_CANDIDATES, MAX_DRIVERS, TermCounts, TermStats, drivers};
 pub use retention::Retention;
 pub use search::{Candidate, Found, Ranked, Results, SearchCursor, rank, take};
-pub use summary::Summary;
+pub use summary::{Summary, is_forbidden_in_a_name};
 pub use terms::{TERMS_VERSION, fold, terms};
 pub use thread_id::ThreadId;
 pub use time::{cursor, entry_micros, parse_instant, parse_timestamp};

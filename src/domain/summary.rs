@@ -50,9 +50,17 @@ pub(super) fn check_text(
 /// overrides and isolates, which make text read differently from what it holds (a summary
 /// shown to a model or a person could hide what it says). The bidi marks (U+200E, U+200F,
 /// U+061C) stay: right-to-left text needs them, and they reorder nothing past a character.
-fn is_forbidden(c: char) -> bool {
+pub fn is_forbidden(c: char) -> bool {
     (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
         || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// What a name shown as who someone is (an app's, on the consent page and the list of connected
+/// apps) may not hold: what no stored text may, and the invisible characters that split a word
+/// without a trace (zero-width space, word joiner, byte-order mark), with which one name can pass
+/// for another. The zero-width joiner and non-joiner stay: scripts and emoji need them.
+pub fn is_forbidden_in_a_name(c: char) -> bool {
+    is_forbidden(c) || matches!(c, '\u{200b}' | '\u{2060}' | '\u{feff}')
 }
 
 #[cfg(test)]

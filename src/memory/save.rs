@@ -30,12 +30,14 @@ impl Memory {
     /// empty.
     pub async fn save(&self, ns: &Namespace, req: SaveRequest) -> Result<Saved, MemoryError> {
         let summary = Summary::parse(req.summary, self.rules.max_summary_chars)?;
+        let named = req.thread_id.as_deref().is_some_and(|id| !id.is_empty());
         let thread = ThreadId::parse_or_new(req.thread_id.as_deref())?;
         let entry = Entry::now(summary, self.rules.timezone);
         let vector = self.embed(&entry.summary).await;
+        // A thread the save begins holds nothing to be near.
         let similar_to = match &vector {
-            Some(vector) => self.similar_to(ns, &thread, &entry, vector).await,
-            None => None,
+            Some(vector) if named => self.similar_to(ns, &thread, &entry, vector).await,
+            _ => None,
         };
         let SaveOutcome {
             dropped,

@@ -7,6 +7,7 @@ use url::Url;
 
 use super::error::{ErrorCode, OAuthError, refuse};
 use super::secret::{self, SecretKind};
+use crate::domain::is_forbidden_in_a_name;
 use crate::store::{Client, GrantStore, StoreError};
 
 /// Most redirect URIs one client may have.
@@ -185,12 +186,13 @@ fn new_client(
     let name = name.trim();
     if name.is_empty()
         || name.chars().count() > MAX_NAME_CHARS
-        || name.chars().any(char::is_control)
+        || name.chars().any(is_forbidden_in_a_name)
     {
         return refuse(
             ErrorCode::InvalidClientMetadata,
             format!(
-                "the client name must be 1 to {MAX_NAME_CHARS} characters without control characters"
+                "the client name must be 1 to {MAX_NAME_CHARS} characters without control \
+                 characters, bidirectional overrides or invisible ones"
             ),
         );
     }

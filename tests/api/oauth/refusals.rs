@@ -236,6 +236,16 @@ async fn refusals(store: StoreKind) {
             serde_json::json!({"redirect_uris": [REDIRECT], "grant_types": ["implicit"]}),
             "invalid_client_metadata",
         ),
+        // A name that reads otherwise than it is: reversed by a bidi override, or one app's
+        // name split by an invisible character to pass for another's.
+        (
+            serde_json::json!({"redirect_uris": [REDIRECT], "client_name": "\u{202e}TPGtahC"}),
+            "invalid_client_metadata",
+        ),
+        (
+            serde_json::json!({"redirect_uris": [REDIRECT], "client_name": "Chat\u{200b}GPT"}),
+            "invalid_client_metadata",
+        ),
     ] {
         let response = app
             .client
@@ -246,6 +256,15 @@ async fn refusals(store: StoreKind) {
             .unwrap();
         oauth_error(response, 400, error).await;
     }
+    // Scripts that need a joiner keep it: a Persian name with a zero-width non-joiner.
+    let persian = app
+        .client
+        .post(format!("{}/oauth/register", app.base))
+        .json(&serde_json::json!({"redirect_uris": [REDIRECT], "client_name": "می\u{200c}خواهم"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(persian.status(), 201);
 }
 
 #[tokio::test]
