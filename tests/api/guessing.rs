@@ -6,8 +6,11 @@ use kioku::throttle::FAILURES_PER_WINDOW;
 use reqwest::{Method, RequestBuilder};
 use serde_json::Value;
 
+use super::app::Browser;
 use super::oauth::flow::{browser, consent_form, decide, operator_client, spawn_oauth};
-use crate::helpers::{ADMIN, ALICE, BOB, Process, api_tokens, error_json, retry_after};
+use crate::helpers::{
+    ADMIN, ALICE, BOB, Process, api_tokens, error_json, retry_after, spawn_fresh,
+};
 
 /// The lines of a JSON log.
 fn parsed(log: &[String]) -> Vec<Value> {
@@ -306,4 +309,23 @@ async fn with_weak_tokens_a_throttled_address_is_refused_outright() {
         error_json(response, 429, "sign_in_throttled").await;
     }
     server.stop_and_collect();
+}
+
+/// The memory page's sign-in form alike: past the limit an unknown token waits (429), a right
+/// one signs in.
+#[tokio::test]
+async fn tokens_typed_on_the_memory_page_are_throttled() {
+    let fresh = spawn_fresh(kioku::config::StoreKind::Sqlite, |_| {}).await;
+    let browser = Browser::new(&fresh.app.base);
+    for n in 0..FAILURES_PER_WINDOW {
+        let answer = browser
+            .sign_in(&format!("page-guess-{n:02}-0123456789"))
+            .await;
+        assert_eq!(answer.status(), 401, "guess {n}");
+    }
+    let answer = browser.sign_in("page-guess-xx-0123456789").await;
+    assert_eq!(answer.status(), 429);
+    assert!(answer.headers().contains_key("retry-after"));
+    let answer = browser.sign_in(&fresh.token).await;
+    assert_eq!(answer.status(), 303, "a right token signs in");
 }
