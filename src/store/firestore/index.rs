@@ -11,7 +11,7 @@ use firestore::gcloud_sdk::google::firestore::v1::{
 };
 
 use super::layout::{SEARCH_TERMS, TERMS_VERSION};
-use super::values::{entry, string_value};
+use super::values::{entry, integer, string_value};
 use crate::domain::{MAX_QUERY_CHARS, terms};
 
 /// Most terms a thread document holds. Each is an index entry, and Firestore keeps at most
@@ -135,11 +135,5 @@ impl Tally {
 fn array(values: Vec<Value>) -> Value {
     Value {
         value_type: Some(ValueType::ArrayValue(ArrayValue { values })),
-    }
-}
-
-fn integer(n: i64) -> Value {
-    Value {
-        value_type: Some(ValueType::IntegerValue(n)),
     }
 }

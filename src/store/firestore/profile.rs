@@ -10,9 +10,9 @@ use firestore::gcloud_sdk::prost_types::Timestamp;
 use super::FirestoreStore;
 use super::calls::{Tries, counted};
 use super::failure::unavailable;
-use super::layout::{EXPIRE_AT, PROFILE_VERSIONS, VERSION};
-use super::values::{expiry, string_value};
-use super::writes::{create_write, delete_write};
+use super::layout::{PROFILE_VERSIONS, VERSION};
+use super::values::{expiry, integer, string_value};
+use super::writes::{create_write, delete_write, expire_at_field};
 use crate::domain::{
     KEPT_PROFILE_VERSIONS, Namespace, Profile, ProfileDraft, ProfileWrite, Retention,
 };
@@ -162,20 +162,11 @@ fn fields(version: &Profile, expire_at: Option<Timestamp>) -> HashMap<String, Va
         ("profile".to_owned(), string_value(&version.profile)),
         (
             VERSION.to_owned(),
-            Value {
-                value_type: Some(ValueType::IntegerValue(
-                    i64::try_from(version.version).unwrap_or(i64::MAX),
-                )),
-            },
+            integer(i64::try_from(version.version).unwrap_or(i64::MAX)),
         ),
         ("updated_at".to_owned(), string_value(&version.updated_at)),
     ]);
-    if let Some(at) = expire_at {
-        let at = Value {
-            value_type: Some(ValueType::TimestampValue(at)),
-        };
-        fields.insert(EXPIRE_AT.to_owned(), at);
-    }
+    fields.extend(expire_at_field(expire_at));
     fields
 }
 

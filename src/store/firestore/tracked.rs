@@ -10,7 +10,7 @@ use firestore::gcloud_sdk::google::firestore::v1::{
 };
 
 use super::layout::{ENTRY_COUNT, NEWEST_MICROS};
-use super::values::{readable_micros, thread_entries};
+use super::values::{integer, readable_micros, thread_entries};
 use crate::domain::Located;
 
 /// What a thread's tracked fields say about it.
@@ -77,10 +77,4 @@ pub fn appended(values: &[Value]) -> Vec<FieldTransform> {
             transform_type: Some(TransformType::Increment(integer(added.entries as i64))),
         },
     ]
-}
-
-fn integer(n: i64) -> Value {
-    Value {
-        value_type: Some(ValueType::IntegerValue(n)),
-    }
 }

@@ -42,6 +42,12 @@ pub fn string_value(text: &str) -> Value {
     }
 }
 
+pub fn integer(n: i64) -> Value {
+    Value {
+        value_type: Some(ValueType::IntegerValue(n)),
+    }
+}
+
 pub fn entry_value(entry: &Entry) -> Value {
     let fields = [
         ("summary".to_owned(), string_value(&entry.summary)),

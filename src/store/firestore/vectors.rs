@@ -17,11 +17,9 @@ use sha2::{Digest, Sha256};
 use super::FirestoreStore;
 use super::calls::counted;
 use super::failure::unavailable;
-use super::layout::{
-    AT_MICROS, EMBEDDED_BY, EMBEDDING, EXPIRE_AT, MODEL, THREAD, THREADS, VECTORS,
-};
-use super::values::{document_id, string_value, thread_entries};
-use super::writes::set_write;
+use super::layout::{AT_MICROS, EMBEDDED_BY, EMBEDDING, MODEL, THREAD, THREADS, VECTORS};
+use super::values::{document_id, integer, string_value, thread_entries};
+use super::writes::{expire_at_field, set_write};
 use crate::domain::{
     Embedded, Entry, Filter, Located, MAX_NEAREST, ModelId, Namespace, ThreadId, Vector,
 };
@@ -58,12 +56,7 @@ pub fn vector_write(entry: &VectorOf, embedded: &Embedded, expire_at: Option<Tim
         (MODEL.to_owned(), string_value(embedded.model.as_str())),
         (EMBEDDING.to_owned(), vector_value(&embedded.vector)),
     ]);
-    if let Some(at) = expire_at {
-        let at = Value {
-            value_type: Some(ValueType::TimestampValue(at)),
-        };
-        fields.insert(EXPIRE_AT.to_owned(), at);
-    }
+    fields.extend(expire_at_field(expire_at));
     set_write(&name, fields)
 }
 
@@ -93,12 +86,6 @@ pub fn marked(doc: &Document) -> &str {
     {
         Some(ValueType::StringValue(model)) => model,
         _ => "",
-    }
-}
-
-fn integer(value: i64) -> Value {
-    Value {
-        value_type: Some(ValueType::IntegerValue(value)),
     }
 }
 

@@ -61,7 +61,7 @@ pub fn append_write(
     expire_at: Option<Timestamp>,
     whole: Option<&[Value]>,
 ) -> Write {
-    let mut fields = expiry(expire_at);
+    let mut fields = expire_at_field(expire_at);
     let mut transforms = Vec::new();
     match whole {
         Some(whole) => {
@@ -90,7 +90,7 @@ pub fn entries_write(
     expire_at: Option<Timestamp>,
     transforms: Vec<FieldTransform>,
 ) -> Write {
-    let mut fields = expiry(expire_at);
+    let mut fields = expire_at_field(expire_at);
     fields.extend(Tracked::of(&values).fields());
     fields.extend(index::fields(terms));
     let array = Value {
@@ -100,8 +100,8 @@ pub fn entries_write(
     update(document, fields, transforms)
 }
 
-/// The `expire_at` field, when the thread has an expiry.
-fn expiry(expire_at: Option<Timestamp>) -> HashMap<String, Value> {
+/// The `expire_at` field, when the document has an expiry.
+pub fn expire_at_field(expire_at: Option<Timestamp>) -> HashMap<String, Value> {
     expire_at
         .map(|at| {
             let at = Value {
