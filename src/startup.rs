@@ -289,10 +289,7 @@ fn authorization_server(
         None => format!("http://{address}"),
     };
     let sign_in = SignIn {
-        tokens: oauth
-            .modes
-            .contains(&SignInMode::Token)
-            .then(|| Arc::clone(tokens)),
+        by_token: oauth.modes.contains(&SignInMode::Token),
         upstream: match oauth.modes.contains(&SignInMode::Oidc) {
             true => Some(upstream(oauth, &issuer)?),
             false => None,
@@ -303,6 +300,7 @@ fn authorization_server(
         &issuer,
         oauth.lifetimes(),
         sign_in,
+        Arc::clone(tokens),
     ))))
 }
 

@@ -15,4 +15,4 @@ pub use digest::{MIN_TOKEN_CHARS, WeakTokens, digest, generate_token, hex};
 pub use error::AuthError;
 pub use local_token::{LOCAL_NAMESPACE, local_token};
 pub use session::{SESSION_LIFETIME, Session, Sessions};
-pub use tokens::{BareNamed, Tokens};
+pub use tokens::{BareNamed, TokenSignIn, Tokens};

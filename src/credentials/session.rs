@@ -10,7 +10,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 
-use super::{digest, generate_token, hex};
+use super::{Tokens, digest, generate_token, hex};
 use crate::domain::Namespace;
 use crate::store::{Credential, CredentialKind, GrantStore, Redeemed, StoreError};
 
@@ -34,12 +34,21 @@ pub struct Session {
     /// never stored and no other browser can know it.
     pub csrf: String,
     pub expires_at: DateTime<Utc>,
-    /// Signed in with an API token (not at the OpenID Provider): it lasts only while a token of
-    /// its namespace is configured.
+    /// Signed in with an API token (not at the OpenID Provider): it lasts only while that
+    /// token is configured ([`Session::still_signed_in`]).
     pub by_token: bool,
+    /// That token's digest; a session opened by an earlier kioku has none.
+    token_digest: Option<String>,
 }
 
 impl Session {
+    /// Whether the session still stands as far as sign-in goes: one signed in with an API token
+    /// ends when that token is no longer configured.
+    pub fn still_signed_in(&self, tokens: &Tokens) -> bool {
+        !self.by_token
+            || tokens.still_configured(self.token_digest.as_deref(), self.namespace.name())
+    }
+
     /// Whether a form's `presented` token is this session's, in constant time.
     pub fn csrf_matches(&self, presented: &str) -> bool {
         !presented.is_empty() && bool::from(self.csrf.as_bytes().ct_eq(presented.as_bytes()))
@@ -52,6 +61,8 @@ struct Body {
     namespace: String,
     namespace_label: String,
     by_token: bool,
+    #[serde(default)]
+    token_digest: Option<String>,
 }
 
 impl Sessions {
@@ -59,19 +70,22 @@ impl Sessions {
         Self { store, lifetime }
     }
 
-    /// A new session for `namespace`, signed in with an API token or not: the cookie's value,
-    /// and the session.
+    /// A new session for `namespace`, signed in with the API token of `token_digest` or at the
+    /// OpenID Provider: the cookie's value, and the session.
     pub async fn open(
         &self,
         namespace: &Namespace,
-        by_token: bool,
+        token_digest: Option<&str>,
     ) -> Result<(String, Session), StoreError> {
+        let by_token = token_digest.is_some();
+        let token_digest = token_digest.map(str::to_owned);
         let value = format!("{PREFIX}{}", generate_token());
         let expires_at = Utc::now() + self.lifetime;
         let body = Body {
             namespace: namespace.name().to_owned(),
             namespace_label: namespace.label().to_owned(),
             by_token,
+            token_digest: token_digest.clone(),
         };
         self.store
             .put_credential(&Credential {
@@ -88,6 +102,7 @@ impl Sessions {
             csrf: csrf_of(&value),
             expires_at,
             by_token,
+            token_digest,
         };
         Ok((value, session))
     }
@@ -116,6 +131,7 @@ impl Sessions {
             csrf: csrf_of(value),
             expires_at: credential.expires_at,
             by_token: body.by_token,
+            token_digest: body.token_digest,
         }))
     }
 

@@ -1,8 +1,9 @@
 //! `API_TOKENS`: the bearer tokens of the API and the namespace each unlocks.
 
-use crate::domain::Namespace;
+use subtle::ConstantTimeEq;
 
-use super::digest::{TokenDigest, WeakTokens, check_strength, digest, find, well_formed};
+use super::digest::{TokenDigest, WeakTokens, check_strength, digest, find, hex, well_formed};
+use crate::domain::Namespace;
 
 /// The configured tokens, each held as a digest beside its namespace.
 pub struct Tokens {
@@ -91,19 +92,44 @@ impl Tokens {
             .map(BareNamed::Token)
     }
 
-    /// Looks at every configured token whatever the outcome, in constant time.
-    /// Whether some token still opens `namespace`: a page session signed in with a token ends
-    /// when the operator takes every token of its namespace away.
-    pub fn open(&self, namespace: &Namespace) -> bool {
-        self.entries
-            .iter()
-            .any(|(_, known)| known.name() == namespace.name())
-    }
-
+    /// The namespace `presented` opens. Looks at every configured token whatever the outcome,
+    /// in constant time.
     pub fn authenticate(&self, presented: &str) -> Option<&Namespace> {
         let index = find(self.entries.iter().map(|(known, _)| known), presented)?;
         Some(&self.entries[index].1)
     }
+
+    /// What a grant or page session signed in with `presented` keeps, to end with that token.
+    pub fn sign_in(&self, presented: &str) -> Option<TokenSignIn> {
+        let namespace = self.authenticate(presented)?;
+        Some(TokenSignIn {
+            namespace: namespace.clone(),
+            digest: hex(&digest(presented)),
+        })
+    }
+
+    /// Whether a sign-in made with an API token still stands: the token whose digest it kept is
+    /// configured. One kept by an earlier kioku has no digest, only its namespace: it stands
+    /// while some token of that namespace is configured.
+    pub fn still_configured(&self, kept_digest: Option<&str>, namespace: &str) -> bool {
+        match kept_digest {
+            Some(kept) => self.entries.iter().fold(false, |found, (known, _)| {
+                found | bool::from(hex(known).as_bytes().ct_eq(kept.as_bytes()))
+            }),
+            None => self
+                .entries
+                .iter()
+                .any(|(_, known)| known.name() == namespace),
+        }
+    }
+}
+
+/// A sign-in with an API token: the namespace it opens, and the digest (hex SHA-256) of the
+/// token, kept with the grant or session so that it ends when the token is taken away.
+#[derive(Debug, Clone)]
+pub struct TokenSignIn {
+    pub namespace: Namespace,
+    pub digest: String,
 }
 
 #[cfg(test)]
@@ -127,6 +153,20 @@ mod tests {
         assert!(tokens.authenticate(&format!("alice:{A}")).is_none());
         assert_eq!(tokens.bare_token_namespaces().count(), 1);
         assert!(tokens.weak_positions().is_empty());
+    }
+
+    #[test]
+    fn a_sign_in_stands_while_its_own_token_is_configured() {
+        let before = Tokens::parse(&format!("alice:{A},bob:{B}"), WeakTokens::Refuse).unwrap();
+        let kept = before.sign_in(A).unwrap();
+        assert_eq!(kept.namespace.name(), "alice");
+        assert!(before.still_configured(Some(&kept.digest), "alice"));
+        let rotated = Tokens::parse(&format!("alice:{C},bob:{B}"), WeakTokens::Refuse).unwrap();
+        assert!(!rotated.still_configured(Some(&kept.digest), "alice"));
+        // Kept by an earlier kioku, without the digest: while its namespace has a token.
+        assert!(rotated.still_configured(None, "alice"));
+        assert!(!rotated.still_configured(None, "carol"));
+        assert!(before.sign_in(C).is_none());
     }
 
     #[test]

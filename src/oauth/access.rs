@@ -7,7 +7,7 @@ use super::error::OAuthError;
 use super::issued::TokenBody;
 use super::resource::{self, Door};
 use super::secret::{self, SecretKind};
-use super::server::AuthorizationServer;
+use super::server::{AuthorizationServer, SIGNED_OUT};
 use super::token::read_body;
 use crate::domain::Namespace;
 use crate::store::{CredentialKind, StoreError};
@@ -46,6 +46,9 @@ impl AuthorizationServer {
             return Ok(Access::Unusable(
                 "this access token was issued for another resource",
             ));
+        }
+        if !self.still_signed_in(&body.grant) {
+            return Ok(Access::Unusable(SIGNED_OUT));
         }
         let namespace = Namespace::labelled(&body.grant.namespace, &body.grant.namespace_label)
             .map_err(|e| StoreError::failed("a grant's namespace is invalid", e))?;

@@ -10,7 +10,7 @@ use super::issued::{CodeBody, SignInBody};
 use super::oidc::Upstream;
 use super::request::{AuthorizationParams, AuthorizationRequest, RequestError, SCOPE};
 use super::secret::{self, SecretKind};
-use super::server::{AuthorizationServer, SIGN_IN_LIFETIME, after};
+use super::server::{AuthorizationServer, SIGN_IN_LIFETIME, SIGNED_IN_WITH_TOKEN, after};
 use super::token::read_body;
 use crate::domain::Namespace;
 use crate::store::{Credential, CredentialKind, Grant, Redeemed};
@@ -20,6 +20,8 @@ pub struct SignedIn {
     pub namespace: Namespace,
     /// `token`, or the OpenID Provider's issuer.
     pub with: String,
+    /// With an API token: its digest, kept so that the grant ends with the token.
+    pub token_digest: Option<String>,
 }
 
 /// Where a person's sign-in at the OpenID Provider leads.
@@ -43,10 +45,14 @@ impl AuthorizationServer {
 
     /// The namespace of the API token a person typed, if token sign-in is on and it is known.
     pub fn sign_in_with_token(&self, token: &str) -> Option<SignedIn> {
-        let namespace = self.sign_in.tokens.as_ref()?.authenticate(token.trim())?;
+        if !self.sign_in.by_token {
+            return None;
+        }
+        let signed_in = self.tokens.sign_in(token.trim())?;
         Some(SignedIn {
-            namespace: namespace.clone(),
-            with: "token".into(),
+            namespace: signed_in.namespace,
+            with: SIGNED_IN_WITH_TOKEN.into(),
+            token_digest: Some(signed_in.digest),
         })
     }
 
@@ -64,6 +70,7 @@ impl AuthorizationServer {
             namespace: who.namespace.name().to_owned(),
             namespace_label: who.namespace.label().to_owned(),
             signed_in_with: who.with,
+            token_digest: who.token_digest,
             scope: SCOPE.into(),
             resource: Some(request.audience.clone()),
             created_at: now,
@@ -205,6 +212,7 @@ impl AuthorizationServer {
         Ok(SignedIn {
             namespace: person_namespace(&person.issuer, &person.subject),
             with: person.issuer,
+            token_digest: None,
         })
     }
 }

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 
 use super::oidc::Upstream;
 use crate::credentials::Tokens;
-use crate::store::GrantStore;
+use crate::store::{Grant, GrantStore};
 
 /// How long what the server issues lasts.
 #[derive(Debug, Clone, Copy)]
@@ -23,10 +23,18 @@ pub struct Lifetimes {
 /// How long a person has to sign in at the OpenID Provider and come back.
 pub(super) const SIGN_IN_LIFETIME: Duration = Duration::from_secs(600);
 
+/// What a grant's `signed_in_with` says when the person typed an API token.
+pub(super) const SIGNED_IN_WITH_TOKEN: &str = "token";
+
+/// Why a grant whose API token was taken away is refused.
+pub(super) const SIGNED_OUT: &str =
+    "the API token this grant was signed in with is no longer configured: authorize again";
+
 /// How a person proves whose memory they are granting.
 pub struct SignIn {
-    /// By typing an API token: the grant gets that token's namespace.
-    pub tokens: Option<Arc<Tokens>>,
+    /// By typing an API token: the grant gets that token's namespace, and lasts while the
+    /// token is configured.
+    pub by_token: bool,
     /// At an OpenID Provider: each person gets a namespace of their own.
     pub upstream: Option<Upstream>,
 }
@@ -37,6 +45,8 @@ pub struct AuthorizationServer {
     pub(super) issuer: String,
     pub(super) lifetimes: Lifetimes,
     pub(super) sign_in: SignIn,
+    /// `API_TOKENS`, which a grant signed in with one of them is checked against at each use.
+    pub(super) tokens: Arc<Tokens>,
 }
 
 impl AuthorizationServer {
@@ -45,12 +55,14 @@ impl AuthorizationServer {
         issuer: &str,
         lifetimes: Lifetimes,
         sign_in: SignIn,
+        tokens: Arc<Tokens>,
     ) -> Self {
         Self {
             store,
             issuer: issuer.trim_end_matches('/').to_owned(),
             lifetimes,
             sign_in,
+            tokens,
         }
     }
 
@@ -60,7 +72,16 @@ impl AuthorizationServer {
 
     /// Whether a person may sign in by typing an API token.
     pub fn token_sign_in(&self) -> bool {
-        self.sign_in.tokens.is_some()
+        self.sign_in.by_token
+    }
+
+    /// Whether `grant` still stands as far as sign-in goes: one signed in with an API token
+    /// ends when that token is no longer configured, as a page session does.
+    pub(super) fn still_signed_in(&self, grant: &Grant) -> bool {
+        grant.signed_in_with != SIGNED_IN_WITH_TOKEN
+            || self
+                .tokens
+                .still_configured(grant.token_digest.as_deref(), &grant.namespace)
     }
 
     /// The OpenID Provider a person may sign in at, if one is configured.

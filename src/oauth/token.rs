@@ -10,7 +10,7 @@ use super::issued::{CodeBody, TokenBody};
 use super::request::SCOPE;
 use super::resource;
 use super::secret::{self, SecretKind};
-use super::server::{AuthorizationServer, after};
+use super::server::{AuthorizationServer, SIGNED_OUT, after};
 use crate::store::{Client, Credential, CredentialKind, Grant, Redeemed, StoreError};
 
 /// The form a token request sends.
@@ -159,6 +159,9 @@ impl AuthorizationServer {
         if body.grant.client_id != client.id {
             return invalid("this code was issued to another client");
         }
+        if !self.still_signed_in(&body.grant) {
+            return invalid(SIGNED_OUT);
+        }
         // RFC 6749, section 4.1.3.
         let redirect_matches = match &params.redirect_uri {
             Some(uri) => *uri == body.redirect_uri,
@@ -205,6 +208,9 @@ impl AuthorizationServer {
         }
         if credential.expires_at < Utc::now() {
             return invalid("this refresh token has expired: authorize again");
+        }
+        if !self.still_signed_in(&body.grant) {
+            return invalid(SIGNED_OUT);
         }
         match self.store.redeem(&digest).await? {
             Redeemed::First(_) => {}

@@ -33,6 +33,10 @@ pub struct Grant {
     pub namespace_label: String,
     /// How the person signed in: `token`, or the OpenID Provider's issuer.
     pub signed_in_with: String,
+    /// With an API token: its digest (hex SHA-256), so that the grant ends with the token. A
+    /// grant made by an earlier kioku has none.
+    #[serde(default)]
+    pub token_digest: Option<String>,
     pub scope: String,
     /// The resource (RFC 8707) its tokens are for, when the client named one.
     pub resource: Option<String>,

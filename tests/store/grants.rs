@@ -39,7 +39,8 @@ fn grant(namespace: &str, created_at: DateTime<Utc>) -> Grant {
         client_id: fresh("client"),
         namespace: namespace.to_owned(),
         namespace_label: "token#3f2a".into(),
-        signed_in_with: "https://accounts.google.com".into(),
+        signed_in_with: "token".into(),
+        token_digest: Some("5e".repeat(32)),
         scope: "memory".into(),
         resource: Some("https://kioku.example/mcp".into()),
         created_at,
@@ -115,6 +116,8 @@ pub async fn grants_are_listed_by_namespace_oldest_first(store: &impl GrantStore
     let mut newer = grant(&ns, at);
     let older = Grant {
         resource: None,
+        signed_in_with: "https://accounts.google.com".into(),
+        token_digest: None,
         ..grant(&ns, at - TimeDelta::hours(1))
     };
     let elsewhere = grant(&other, at - TimeDelta::hours(2));
@@ -337,14 +340,14 @@ pub async fn purging_removes_what_expired_and_keeps_the_rest(store: &impl GrantS
 pub async fn page_sessions_are_found_until_closed(store: &(impl GrantStore + Clone + 'static)) {
     let instance = || Sessions::new(Arc::new(store.clone()), TimeDelta::hours(1));
     let ns = Namespace::named(&fresh("ns")).unwrap();
-    let (value, opened) = instance().open(&ns, true).await.unwrap();
+    let (value, opened) = instance().open(&ns, Some(&"5e".repeat(32))).await.unwrap();
     let found = instance().find(&value).await.unwrap().expect("found");
     assert_eq!((&found.namespace, &found.csrf), (&ns, &opened.csrf));
     assert_eq!(store.credential(&value).await.unwrap(), None);
     instance().close(&value).await.unwrap();
     assert!(instance().find(&value).await.unwrap().is_none());
     let ended = Sessions::new(Arc::new(store.clone()), TimeDelta::seconds(-1));
-    let (value, _) = ended.open(&ns, true).await.unwrap();
+    let (value, _) = ended.open(&ns, None).await.unwrap();
     assert!(instance().find(&value).await.unwrap().is_none());
 }
 

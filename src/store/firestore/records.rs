@@ -37,6 +37,10 @@ pub fn grant_fields(grant: &Grant) -> Fields {
             string_value(&grant.namespace_label),
         ),
         ("signed_in_with".into(), string_value(&grant.signed_in_with)),
+        (
+            "token_digest".into(),
+            optional(grant.token_digest.as_deref()),
+        ),
         ("scope".into(), string_value(&grant.scope)),
         ("resource".into(), optional(grant.resource.as_deref())),
         ("created_at".into(), time_value(grant.created_at)),
@@ -79,6 +83,7 @@ pub fn grant(doc: &Document) -> Result<Grant, StoreError> {
         resource: read.optional("resource")?,
         created_at: read.time("created_at")?,
         expires_at: read.time(EXPIRES_AT)?,
+        token_digest: read.optional("token_digest")?,
     })
 }
 

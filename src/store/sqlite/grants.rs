@@ -1,5 +1,5 @@
 //! The SQLite store's OAuth records: each client, grant and credential a row of its table
-//! (schema version 4).
+//! (schema versions 4 and 9).
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -13,7 +13,7 @@ use crate::store::{Client, Credential, CredentialKind, Grant, GrantStore, Redeem
 const CLIENT_COLUMNS: &str = "id, name, secret_digest, redirect_uris, registered, created_at";
 /// The columns [`grant`] reads, in its order.
 const GRANT_COLUMNS: &str = "id, client_id, namespace, namespace_label, signed_in_with, scope,
-                             resource, created_at, expires_at";
+                             resource, created_at, expires_at, token_digest";
 /// The columns [`credential`] reads, in its order.
 const CREDENTIAL_COLUMNS: &str = "digest, kind, grant_id, expires_at, used, body";
 
@@ -73,7 +73,7 @@ impl GrantStore for SqliteStore {
             conn.execute(
                 &format!(
                     "INSERT OR REPLACE INTO oauth_grants ({GRANT_COLUMNS})
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
                 ),
                 params![
                     grant.id,
@@ -84,7 +84,8 @@ impl GrantStore for SqliteStore {
                     grant.scope,
                     grant.resource,
                     grant.created_at.timestamp_micros(),
-                    grant.expires_at.timestamp_micros()
+                    grant.expires_at.timestamp_micros(),
+                    grant.token_digest
                 ],
             )?;
             Ok(())
@@ -261,6 +262,7 @@ fn grant(row: &Row) -> rusqlite::Result<Grant> {
         resource: row.get(6)?,
         created_at: time(row, 7)?,
         expires_at: time(row, 8)?,
+        token_digest: row.get(9)?,
     })
 }
 

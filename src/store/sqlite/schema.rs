@@ -17,6 +17,7 @@ const MIGRATIONS: &[fn(&Transaction) -> rusqlite::Result<()>] = &[
     add_search_index,
     record_terms_version,
     add_vectors,
+    add_grant_token_digests,
 ];
 
 /// 1: entries in save order; each thread remembers its latest entry.
@@ -131,6 +132,11 @@ fn add_profiles(tx: &Transaction) -> rusqlite::Result<()> {
          ) WITHOUT ROWID;
          CREATE INDEX profile_versions_by_time ON profile_versions (at_us);",
     )
+}
+
+/// 9: the digest of the API token a grant was signed in with, so that it ends with the token.
+fn add_grant_token_digests(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch("ALTER TABLE oauth_grants ADD COLUMN token_digest TEXT;")
 }
 
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {

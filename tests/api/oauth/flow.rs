@@ -227,6 +227,13 @@ pub const CLIENT_NAME: &str = "An MCP client";
 
 /// A client connected to `token`'s namespace through the OAuth flow: its access token.
 pub async fn connected_app(app: &TestApp, token: &str) -> String {
+    let (_, issued) = connected_client(app, token).await;
+    issued["access_token"].as_str().unwrap().to_owned()
+}
+
+/// A public client connected to `token`'s namespace through the OAuth flow: its id, and the
+/// token response.
+pub async fn connected_client(app: &TestApp, token: &str) -> (String, Value) {
     const REDIRECT: &str = "http://127.0.0.1:9/callback";
     let client_id = registered_public_client(app, REDIRECT).await;
     let (verifier, challenge) = pkce();
@@ -247,5 +254,5 @@ pub async fn connected_app(app: &TestApp, token: &str) -> String {
         ("code_verifier", &verifier),
     ];
     let issued = tokens(token_request(app, &exchange, None).await).await;
-    issued["access_token"].as_str().unwrap().to_owned()
+    (client_id, issued)
 }

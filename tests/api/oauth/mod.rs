@@ -10,4 +10,5 @@ mod log;
 mod oidc;
 mod public;
 mod refusals;
+mod rotation;
 mod sdk;

@@ -103,7 +103,7 @@ impl Visit {
         let tokens = req
             .app_data::<web::Data<Tokens>>()
             .expect("the tokens are registered as app data");
-        let found = found.map(|s| s.filter(|s| !s.by_token || tokens.open(&s.namespace)));
+        let found = found.map(|s| s.filter(|s| s.still_signed_in(tokens)));
         let session = match found {
             Ok(Some(session)) => session,
             Ok(None) => {

@@ -51,23 +51,24 @@ pub(super) async fn sign_in(
     if let Err(wait) = app.failed_sign_ins.admit(client) {
         return throttled(wait);
     }
-    let Some(namespace) = tokens.authenticate(form.token.trim()) else {
+    let Some(signed_in) = tokens.sign_in(form.token.trim()) else {
         return match app.failed_sign_ins.failed(client, Door::Page) {
             Ok(()) => again(StatusCode::UNAUTHORIZED, t.unknown_token),
             Err(wait) => throttled(wait),
         };
     };
-    enter(&req, &app, t, namespace, true).await
+    enter(&req, &app, t, &signed_in.namespace, Some(&signed_in.digest)).await
 }
 
-/// A session for `namespace`, signed in with an API token or not, and the way into the page. A
+/// A session for `namespace`, signed in with the API token of `token_digest` or not, and the
+/// way into the page. A
 /// session the browser already held ends: on a shared computer, the one before is signed out.
 pub(in crate::http::routes) async fn enter(
     req: &HttpRequest,
     app: &AppState,
     t: &'static Text,
     namespace: &Namespace,
-    by_token: bool,
+    token_digest: Option<&str>,
 ) -> HttpResponse {
     let secure = secure(req, app);
     if let Some(earlier) = cookies::session(req)
@@ -75,7 +76,7 @@ pub(in crate::http::routes) async fn enter(
     {
         return super::unavailable(t, &err);
     }
-    match app.sessions.open(namespace, by_token).await {
+    match app.sessions.open(namespace, token_digest).await {
         Ok((value, session)) => {
             let mut answer = see_other("/app");
             add_cookie(

@@ -39,7 +39,7 @@ pub async fn callback(
     };
     let mut answer = match oauth.finish_sign_in(state, code).await {
         Ok(Finished::Redirect(to)) => see_other(&to),
-        Ok(Finished::Page(who)) => enter(&req, &app, t, &who.namespace, false).await,
+        Ok(Finished::Page(who)) => enter(&req, &app, t, &who.namespace, None).await,
         Ok(Finished::Shown(why)) => notice(&req, Some(t), StatusCode::BAD_REQUEST, &why),
         Err(err) => {
             tracing::error!(error = %ErrorChain(&err), "a sign-in at the OpenID Provider failed");
