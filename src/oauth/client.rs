@@ -217,9 +217,15 @@ fn new_client(
     Ok((client, secret))
 }
 
-/// A redirect URI is absolute with no fragment (RFC 6749, section 3.1.2); it is `https`, `http`
-/// on a loopback address (RFC 8252, section 7.3), or an app's private-use scheme (section 7.1),
-/// never a scheme that runs or reads something in the browser itself.
+/// Private-use schemes without a dot that MCP clients in wide use register (Cursor, VS Code):
+/// named one by one, so that no scheme the browser itself handles gets in.
+const APP_SCHEMES: [&str; 3] = ["cursor", "vscode", "vscode-insiders"];
+
+/// A redirect URI is absolute with no fragment (RFC 6749, section 3.1.2). Allowed, and nothing
+/// else: `https`; `http` on a loopback address written as RFC 8252 section 7.3 has it
+/// (`127.0.0.1`, `[::1]`, or `localhost`, not `127.1` or `0x7f000001`); an app's private-use
+/// scheme, which section 7.1 has in reverse domain order, so with a dot (`com.example.app:`),
+/// or one of [`APP_SCHEMES`].
 pub fn check_redirect_uri(uri: &str) -> Result<(), OAuthError> {
     let invalid = |why: &str| {
         refuse(
@@ -235,22 +241,32 @@ pub fn check_redirect_uri(uri: &str) -> Result<(), OAuthError> {
     }
     match url.scheme() {
         "https" => Ok(()),
-        "http" if is_loopback(&url) => Ok(()),
-        "http" => invalid("uses http on a host other than a loopback address: use https"),
-        "javascript" | "data" | "file" | "blob" | "about" | "vbscript" | "ftp" | "ws" | "wss" => {
-            invalid("uses a scheme that is not for redirects")
-        }
-        _ => Ok(()),
+        "http" if is_loopback(&url, uri) => Ok(()),
+        "http" => invalid(
+            "uses http on a host other than a loopback address (127.0.0.1, [::1] or \
+             localhost): use https",
+        ),
+        scheme if scheme.contains('.') || APP_SCHEMES.contains(&scheme) => Ok(()),
+        _ => invalid(
+            "uses a scheme that is not for redirects: use https, http on a loopback address, \
+             or an app's own scheme in reverse domain order (com.example.app:/callback)",
+        ),
     }
 }
 
-fn is_loopback(url: &Url) -> bool {
-    match url.host() {
+/// Whether the host is a loopback one, as `uri` writes it: the parser reads `127.1` and
+/// `0x7f000001` as `127.0.0.1` too, but then the registered text is not that address.
+fn is_loopback(url: &Url, uri: &str) -> bool {
+    let loopback = match url.host() {
         Some(url::Host::Domain(host)) => host == "localhost",
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
         Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
         None => false,
-    }
+    };
+    loopback
+        && url
+            .host_str()
+            .is_some_and(|host| uri.starts_with(&format!("http://{host}")))
 }
 
 #[cfg(test)]
@@ -265,6 +281,7 @@ mod tests {
             "http://localhost:6274/oauth/callback",
             "http://[::1]/cb",
             "cursor://anysphere.cursor-mcp/oauth/callback",
+            "vscode://vscode.github-authentication/did-authenticate",
             "com.example.app:/oauth2redirect",
         ] {
             assert!(check_redirect_uri(good).is_ok(), "{good}");
@@ -275,6 +292,17 @@ mod tests {
             "javascript:alert(1)",
             "data:text/html,x",
             "/relative",
+            // What a deny-list let through: schemes the browser or the system handles, and
+            // loopback addresses written otherwise than RFC 8252 has them.
+            "view-source:https://a.example/",
+            "jar:https://a.example/x.jar!/",
+            "chrome://settings",
+            "mailto:a@example.com",
+            "ms-settings:privacy",
+            "http://127.1/cb",
+            "http://0x7f000001/cb",
+            "http://2130706433/cb",
+            "myapp://cb",
         ] {
             assert!(check_redirect_uri(bad).is_err(), "{bad}");
         }

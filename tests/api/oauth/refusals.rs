@@ -232,6 +232,20 @@ async fn refusals(store: StoreKind) {
             serde_json::json!({"redirect_uris": ["http://evil.example/cb"]}),
             "invalid_redirect_uri",
         ),
+        // Redirect schemes are allowed by name (https, loopback http, an app's own), not
+        // refused by name.
+        (
+            serde_json::json!({"redirect_uris": ["view-source:https://evil.example/"]}),
+            "invalid_redirect_uri",
+        ),
+        (
+            serde_json::json!({"redirect_uris": ["ms-settings:privacy"]}),
+            "invalid_redirect_uri",
+        ),
+        (
+            serde_json::json!({"redirect_uris": ["http://127.1/cb"]}),
+            "invalid_redirect_uri",
+        ),
         (
             serde_json::json!({"redirect_uris": [REDIRECT], "grant_types": ["implicit"]}),
             "invalid_client_metadata",
