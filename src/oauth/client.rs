@@ -244,12 +244,12 @@ pub fn check_redirect_uri(uri: &str) -> Result<(), OAuthError> {
         "http" if is_loopback(&url, uri) => Ok(()),
         "http" => invalid(
             "uses http on a host other than a loopback address (127.0.0.1, [::1] or \
-             localhost): use https",
+             localhost): register an https one",
         ),
         scheme if scheme.contains('.') || APP_SCHEMES.contains(&scheme) => Ok(()),
         _ => invalid(
-            "uses a scheme that is not for redirects: use https, http on a loopback address, \
-             or an app's own scheme in reverse domain order (com.example.app:/callback)",
+            "uses a scheme that is not for redirects: register https, http on a loopback \
+             address, or an app's own scheme in reverse domain order (com.example.app:/callback)",
         ),
     }
 }
