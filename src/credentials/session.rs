@@ -36,7 +36,7 @@ pub struct Session {
     pub expires_at: DateTime<Utc>,
     /// Signed in with an API token (not at the OpenID Provider): it lasts only while that
     /// token is configured ([`Session::still_signed_in`]).
-    pub by_token: bool,
+    by_token: bool,
     /// That token's digest; a session opened by an earlier kioku has none.
     token_digest: Option<String>,
 }

@@ -61,8 +61,8 @@ pub(super) async fn sign_in(
 }
 
 /// A session for `namespace`, signed in with the API token of `token_digest` or not, and the
-/// way into the page. A
-/// session the browser already held ends: on a shared computer, the one before is signed out.
+/// way into the page. A session the browser already held ends: on a shared computer, the one
+/// before is signed out.
 pub(in crate::http::routes) async fn enter(
     req: &HttpRequest,
     app: &AppState,
