@@ -2,17 +2,10 @@
 //! memory: the GPT Action's instructions and the MCP server's differ only in the lines the
 //! guide marks for one door, so the two cannot drift apart.
 
+use crate::domain::Door;
+
 const EN: &str = include_str!("../prompts/guide.en.md");
 const JA: &str = include_str!("../prompts/guide.ja.md");
-
-/// The way a model reaches the memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Door {
-    /// A custom GPT's action (`mngMemory`, `forgetMemory`).
-    GptAction,
-    /// An MCP client's tools (`save_memory`, `load_memories`, `forget_memory`).
-    Mcp,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Language {
@@ -30,7 +23,7 @@ pub fn render(language: Language, door: Door) -> String {
     let mut only: Option<Door> = None;
     for line in source.split_inclusive('\n') {
         match line.trim_end() {
-            "<!-- gpt -->" => only = Some(Door::GptAction),
+            "<!-- gpt -->" => only = Some(Door::Api),
             "<!-- mcp -->" => only = Some(Door::Mcp),
             "<!-- both -->" => only = None,
             comment if comment.starts_with("<!--") && comment.ends_with("-->") => {}
@@ -48,7 +41,7 @@ mod tests {
     #[test]
     fn each_door_gets_its_own_names_and_the_shared_rules() {
         for language in [Language::Japanese, Language::English] {
-            let gpt = render(language, Door::GptAction);
+            let gpt = render(language, Door::Api);
             let mcp = render(language, Door::Mcp);
             assert!(gpt.contains("`mngMemory`") && !gpt.contains("save_memory"));
             assert!(mcp.contains("`save_memory`") && !mcp.contains("mngMemory"));
@@ -73,7 +66,7 @@ mod tests {
             ),
         ];
         for (language, text) in committed {
-            assert_eq!(render(language, Door::GptAction), text, "{language:?}");
+            assert_eq!(render(language, Door::Api), text, "{language:?}");
         }
     }
 }

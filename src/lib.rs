@@ -1,7 +1,9 @@
 //! kioku (記憶): memory for custom GPTs that outlives the chat thread.
 //!
-//! A tour, from the bottom up; each module imports only those above it in this list.
+//! A tour, from the bottom up; each module imports only those above it in this list
+//! (tests/architecture.rs checks it).
 //!
+//! - [`error_chain`]: a failure and its causes as one log line, for every layer.
 //! - [`files`]: the data directory and the files in it, their owner's alone.
 //! - [`domain`]: validated values (a [`domain::Summary`], a [`domain::ThreadId`], a
 //!   [`domain::Namespace`]) and the rules of an answer: its character budget, paging, search
@@ -22,6 +24,9 @@
 //! - [`mcp`]: the same operations as MCP tools, served through the official SDK (`rmcp`).
 //! - [`oauth`]: the OAuth 2.1 authorization server inside kioku (clients, consent, codes,
 //!   tokens, sign-in at an OpenID Provider), and the check of the access tokens it issues.
+//! - [`gate`]: who may call, at every door (the API, `/mcp`, `/admin`, the pages): the
+//!   client address admitted, what it presents checked, failures counted, each namespace held
+//!   to its rate limit; written once, for every door.
 //! - [`transfer`]: memories as JSON Lines, for `kioku export`, `kioku import` and
 //!   `/admin/export`.
 //! - [`config`] (settings from flags and the environment) and [`telemetry`] (the log format).
@@ -33,8 +38,10 @@ pub mod config;
 pub mod credentials;
 pub mod domain;
 pub mod embedding;
+pub mod error_chain;
 pub mod error_code;
 pub mod files;
+pub mod gate;
 pub mod guide;
 pub mod http;
 pub mod mcp;

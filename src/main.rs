@@ -11,10 +11,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use kioku::config::{Cli, ClientAction, Command, SchemaFormat, Settings};
 use kioku::credentials;
 use kioku::embedding::backfill;
+use kioku::error_chain::ErrorChain;
 use kioku::http::schema::{self, SchemaOptions};
 use kioku::oauth::client;
 use kioku::startup::{Application, LocalToken, embeddings, open_store};
-use kioku::telemetry::{self, ErrorChain};
+use kioku::telemetry;
 use kioku::transfer::{self, Renames, TextLimits};
 
 fn main() -> ExitCode {

@@ -14,14 +14,14 @@ use jobs::{keep_backfilling, keep_purging, keep_purging_grants};
 use crate::config::{OAuthSettings, Settings, SignInMode, StoreKind};
 use crate::credentials::{self, AdminTokens, MIN_TOKEN_CHARS, SESSION_LIFETIME, Sessions, Tokens};
 use crate::embedding::{Embeddings, Model};
-use crate::http::{self, AppState, Privacy, Shared, TraceProject};
+use crate::gate::Gate;
+use crate::http::{self, AppState, Privacy, Site};
 use crate::memory::{Memory, Rules};
 use crate::oauth::metadata::CALLBACK_PATH;
 use crate::oauth::oidc::{OidcSettings, Upstream};
 use crate::oauth::{AuthorizationServer, SignIn};
 use crate::rate_limit::RateLimit;
 use crate::store::{Bounded, FirestoreStore, GrantStore, MemoryStore, Readiness, SqliteStore};
-use crate::throttle::{FailedSignIns, UnsignedWrites};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -101,8 +101,6 @@ impl Application {
         .map_err(StartupError::Config)?;
         warn_of_weak_tokens("API_TOKENS", tokens.weak_positions());
         warn_of_weak_tokens("KIOKU_ADMIN_TOKENS", admin_tokens.weak_positions());
-        let weak_tokens =
-            !(tokens.weak_positions().is_empty() && admin_tokens.weak_positions().is_empty());
         let embeddings = embeddings(&settings).await?;
         let stores = open_store(&settings).await?;
         if let (StoreKind::Sqlite, Some(_)) = (settings.store(), settings.retention_days) {
@@ -122,28 +120,29 @@ impl Application {
             load_budget_chars: settings.load_budget_chars as usize,
             retention: settings.retention(),
         };
+        let gate = Gate::new(
+            tokens,
+            admin_tokens,
+            oauth.clone(),
+            sessions,
+            RateLimit::per_minute(settings.rate_limit),
+        );
         let state = AppState {
             memory: Arc::new(Memory::new(Arc::clone(&stores.memory), rules, embeddings)),
             readiness: Readiness::new(Arc::clone(&stores.memory)),
             store: stores.memory,
-            public_url: settings.public_url.clone(),
-            schema_post: settings.schema_post,
-            privacy,
+            gate,
             oauth,
-            sessions,
             grants: Arc::clone(&stores.grants),
-            failed_sign_ins: FailedSignIns::new(weak_tokens),
-            unsigned_writes: UnsignedWrites::default(),
-            behind_cloud_run: settings.on_cloud_run(),
+            site: Site {
+                public_url: settings.public_url.clone(),
+                schema_post: settings.schema_post,
+                privacy,
+                behind_cloud_run: settings.on_cloud_run(),
+                trace_project: settings.google_cloud_project.clone(),
+            },
         };
-        let shared = Shared {
-            state,
-            tokens,
-            admin_tokens,
-            rate_limit: RateLimit::per_minute(settings.rate_limit),
-            trace_project: TraceProject(settings.google_cloud_project.clone()),
-        };
-        let server = http::serve(listener, shared).map_err(StartupError::Listen)?;
+        let server = http::serve(listener, state).map_err(StartupError::Listen)?;
         tracing::info!(address = %address, store = ?settings.store(), "listening");
         Ok(Self {
             server,

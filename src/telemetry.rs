@@ -19,22 +19,6 @@ const HTTP_REQUEST_PREFIX: &str = "httpRequest.";
 /// Cloud Logging links an entry to its trace through this field.
 const TRACE_FIELD: &str = "logging.googleapis.com/trace";
 
-/// `err` and each of its sources, as one line: `outer: cause: root cause`. What a failure's log
-/// line carries, so that no cause is lost between the store and the log.
-pub struct ErrorChain<'a>(pub &'a (dyn std::error::Error + 'static));
-
-impl fmt::Display for ErrorChain<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)?;
-        let mut source = self.0.source();
-        while let Some(cause) = source {
-            write!(f, ": {cause}")?;
-            source = cause.source();
-        }
-        Ok(())
-    }
-}
-
 /// What is logged unless `RUST_LOG` says otherwise: kioku's own lines, and only warnings of
 /// the MCP SDK, whose info lines (one set per stateless request) add nothing to the request
 /// log.

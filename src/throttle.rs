@@ -18,6 +18,8 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::domain::Door;
+
 /// Failures an address may make in a window: far above a person mistyping a token, or a
 /// client retrying with a stale one; at most 14,400 guesses a day, nothing against a token of
 /// 32 characters or more.
@@ -31,35 +33,6 @@ pub const WINDOW: Duration = Duration::from_secs(60);
 /// memory, and no one locked out for others; guessing from that many addresses at once is for
 /// a deployment's Cloud Armor (SECURITY.md).
 const MAX_COUNTED: usize = 100_000;
-
-/// Where an attempt was counted, as the audit line names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Door {
-    Api,
-    Mcp,
-    Admin,
-    Consent,
-    /// The memory page's sign-in.
-    Page,
-    /// Dynamic client registration.
-    Register,
-    /// A sign-in begun at the OpenID Provider.
-    Provider,
-}
-
-impl Door {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Api => "api",
-            Self::Mcp => "mcp",
-            Self::Admin => "admin",
-            Self::Consent => "consent",
-            Self::Page => "page",
-            Self::Register => "register",
-            Self::Provider => "provider",
-        }
-    }
-}
 
 /// Whom a count is kept for: an IPv4 address, or an IPv6 address's /64 network, since one
 /// host is commonly given a whole /64 to pick addresses from.

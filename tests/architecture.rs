@@ -1,6 +1,7 @@
 //! The shape of `src/`, checked on every test run: modules import each other without a
 //! circle, only the HTTP boundary (and the code that starts the server) knows actix-web, every
-//! file fits on a few screens and opens with a `//!` line saying what lives there.
+//! file fits on a few screens and opens with a `//!` line saying what lives there, the doors
+//! a request comes in by are named once, and no handler looks its state up with a panic.
 //!
 //! A test over the code's own `use` declarations and paths, rather than a tool such as
 //! cargo-modules: it needs no install on a fresh machine, runs in milliseconds, and resolves a
@@ -60,24 +61,78 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// `source` without comments and the contents of string literals.
+/// `source` without comments, and with string and character literals emptied: a literal
+/// may run over several lines, or hold a quote (`r#"…"…"#`, `'"'`), and none of it is code.
 fn strip(source: &str) -> String {
     let mut out = String::new();
-    for line in source.lines() {
-        let mut in_string = false;
-        let mut chars = line.chars().peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                '\\' if in_string => {
-                    chars.next();
+    let mut chars = source.chars().peekable();
+    let mut last = ' ';
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'/') => {
+                for skipped in chars.by_ref() {
+                    if skipped == '\n' {
+                        out.push('\n');
+                        break;
+                    }
                 }
-                '"' => in_string = !in_string,
-                '/' if !in_string && chars.peek() == Some(&'/') => break,
-                _ if in_string => {}
-                c => out.push(c),
             }
+            '"' => {
+                out.push_str("\"\"");
+                while let Some(inner) = chars.next() {
+                    match inner {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        '\n' => out.push('\n'),
+                        _ => {}
+                    }
+                }
+            }
+            'r' if !(last.is_alphanumeric() || last == '_')
+                && matches!(chars.peek(), Some('#' | '"')) =>
+            {
+                let mut hashes = 0;
+                while chars.peek() == Some(&'#') {
+                    chars.next();
+                    hashes += 1;
+                }
+                chars.next(); // the opening quote
+                let end = format!("\"{}", "#".repeat(hashes));
+                let mut seen = String::new();
+                for inner in chars.by_ref() {
+                    seen.push(inner);
+                    if inner == '\n' {
+                        out.push('\n');
+                    }
+                    if seen.ends_with(&end) {
+                        break;
+                    }
+                }
+                out.push_str("\"\"");
+            }
+            '\'' => {
+                // A character literal ('x', '\n', '"'), or a lifetime ('a), which is code.
+                let mut ahead = chars.clone();
+                let literal = match ahead.next() {
+                    Some('\\') => true,
+                    Some(_) => ahead.next() == Some('\''),
+                    None => false,
+                };
+                if literal {
+                    if chars.next() == Some('\\') {
+                        chars.next();
+                    }
+                    while chars.next().is_some_and(|inner| inner != '\'') {}
+                    out.push_str("' '");
+                } else {
+                    out.push(c);
+                }
+            }
+            c => out.push(c),
         }
-        out.push('\n');
+        last = c;
     }
     out
 }
@@ -366,6 +421,17 @@ fn modules_import_each_other_without_a_circle() {
 }
 
 #[test]
+fn literals_are_no_code() {
+    let code = "let a = \"one\\\"\n use x;\";\nlet b = r#\"say \"use y;\"\"#;\nlet c = '\"'; use z::W;\nfn f<'a>(s: &'a str) {} // use v;";
+    let paths: Vec<Vec<String>> = use_paths(&strip(code))
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    assert_eq!(paths, [vec!["z".to_owned(), "W".to_owned()]]);
+    assert!(strip(code).contains("fn f<'a>(s: &'a str)"));
+}
+
+#[test]
 fn the_check_finds_a_circle_and_follows_re_exports() {
     let code = "pub use a::{B, c::D as E};\nuse super::{F, g::*};\nfn f() { crate::h::i(); }";
     let used: Vec<Vec<String>> = use_paths(&strip(code))
@@ -420,4 +486,142 @@ fn every_file_is_short_and_says_what_lives_there() {
             path.display()
         );
     }
+}
+
+/// The enums of the library that name a way in: their name says "door", or one of their
+/// variants is `Mcp`, the one door every such list has. There is one: `domain::Door`.
+fn door_enums(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("enum ") {
+        let after = &rest[at + 5..];
+        let name: String = after
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let body = after
+            .find('{')
+            .and_then(|open| {
+                after[open..]
+                    .find('}')
+                    .map(|close| &after[open..open + close])
+            })
+            .unwrap_or_default();
+        let has_mcp = body
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|word| word == "Mcp");
+        if name.to_lowercase().contains("door") || has_mcp {
+            found.push(name);
+        }
+        rest = after;
+    }
+    found
+}
+
+#[test]
+fn the_doors_are_named_once() {
+    let found: Vec<(String, String)> = modules()
+        .into_values()
+        .flat_map(|m| {
+            door_enums(&m.code)
+                .into_iter()
+                .map(move |e| (m.file.clone(), e))
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [("src/domain/door.rs".to_owned(), "Door".to_owned())],
+        "one enum names the doors; use `domain::Door`"
+    );
+    let second =
+        "enum Door { Api, Mcp }\nenum Entrance {\n    Page,\n    Mcp,\n}\nenum Mode { Save }";
+    assert_eq!(door_enums(&strip(second)), ["Door", "Entrance"]);
+}
+
+/// Places where a handler's state is looked up and a miss would panic: `app_data` followed by
+/// `.expect(` or `.unwrap(`. `AppState::of` is the one lookup, and it answers an error.
+fn panicking_lookups(code: &str) -> usize {
+    let squeezed: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    squeezed
+        .match_indices("app_data::<")
+        .filter(|(at, _)| {
+            let tail = &squeezed[*at..];
+            let call_end = tail.find(">>()").map(|e| e + 4);
+            call_end.is_some_and(|end| {
+                tail[end..].starts_with(".expect(") || tail[end..].starts_with(".unwrap(")
+            })
+        })
+        .count()
+}
+
+#[test]
+fn no_handler_looks_its_state_up_with_a_panic() {
+    let found: Vec<String> = modules()
+        .into_values()
+        .filter(|m| panicking_lookups(&m.code) > 0)
+        .map(|m| m.file)
+        .collect();
+    assert!(
+        found.is_empty(),
+        "app_data looked up with a panic in {found:?}; use AppState::of"
+    );
+    let bad = "let t = req\n    .app_data::<web::Data<Tokens>>()\n    .expect(\"registered\");";
+    assert_eq!(panicking_lookups(&strip(bad)), 1);
+    assert_eq!(panicking_lookups("req.app_data::<web::Data<S>>()?;"), 0);
+}
+
+/// The library's top-level modules in the order lib.rs's tour names them, from the bottom up.
+fn tour() -> Vec<String> {
+    let lib = fs::read_to_string("src/lib.rs").unwrap();
+    let mut order: Vec<String> = Vec::new();
+    for line in lib.lines().filter(|line| line.starts_with("//!")) {
+        let mut rest = line;
+        while let Some(at) = rest.find("[`") {
+            let after = &rest[at + 2..];
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let module = Path::new("src").join(&name);
+            let is_module = module.with_extension("rs").exists() || module.is_dir();
+            if after[name.len()..].starts_with("`]") && is_module && !order.contains(&name) {
+                order.push(name);
+            }
+            rest = after;
+        }
+    }
+    order
+}
+
+#[test]
+fn each_module_imports_only_those_before_it_in_the_tour() {
+    let order = tour();
+    let lib = fs::read_to_string("src/lib.rs").unwrap();
+    let declared: Vec<&str> = lib
+        .lines()
+        .filter_map(|line| line.strip_prefix("pub mod ")?.strip_suffix(';'))
+        .collect();
+    let untoured: Vec<&&str> = declared
+        .iter()
+        .filter(|m| !order.iter().any(|o| o == *m))
+        .collect();
+    assert!(untoured.is_empty(), "lib.rs's tour leaves out {untoured:?}");
+    let place = |file: &str| {
+        let top = file.trim_start_matches("src/").split(['/', '.']).next();
+        order.iter().position(|m| Some(m.as_str()) == top)
+    };
+    let mut upward = Vec::new();
+    for (file, targets) in imports() {
+        for target in targets {
+            if let (Some(from), Some(to)) = (place(&file), place(&target))
+                && to > from
+            {
+                upward.push(format!("{file} -> {target}"));
+            }
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "imports of modules later in lib.rs's tour: {upward:#?}"
+    );
 }

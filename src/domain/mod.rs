@@ -4,6 +4,7 @@
 
 mod budget;
 mod document_id;
+mod door;
 mod entry;
 mod error;
 mod filter;
@@ -27,6 +28,7 @@ mod vector;
 
 pub use budget::json_chars;
 pub use document_id::MAX_THREAD_ID_CHARS;
+pub use door::Door;
 pub use entry::{Entry, REPEAT_WINDOW_MICROS, Thread, now_stamp};
 pub use error::{TextField, ValidationError};
 pub use filter::{Filter, Located};

@@ -1,125 +1,55 @@
 //! The extractors that authenticate: a handler that takes [`Authenticated`] or [`Admin`] runs
-//! only for a request with the right bearer token, from an address that has not failed to
-//! sign in too often.
+//! only for a request the gate lets in. They read the request's address and bearer token, and
+//! nothing else: what is checked, counted and limited is the gate's.
 
-use std::future::{Ready, ready};
 use std::net::IpAddr;
 
 use actix_web::{FromRequest, HttpMessage, HttpRequest, dev::Payload, http::header, web};
 use futures_util::future::LocalBoxFuture;
 
-use super::error::{ApiError, retry_after_secs};
+use super::error::ApiError;
 use super::state::AppState;
-use crate::credentials::{AdminTokens, AuthError, BareNamed, Tokens};
-use crate::domain::Namespace;
-use crate::oauth::{Access, Door, MCP_PATH};
-use crate::rate_limit::RateLimit;
-use crate::throttle;
+use crate::credentials::{BareNamed, Tokens};
+use crate::domain::{Door, Namespace};
 
-/// The namespace of an authenticated request, within its rate limit: the request presented an
-/// API token, or an access token of this server's OAuth grants that is for where it arrived.
+/// The namespace of a call to the GPT Action's API, let in by the gate: the request presented
+/// an API token, or an access token of this server's OAuth grants for the API, and its
+/// namespace is within its rate limit.
 #[derive(Debug, Clone)]
 pub struct Authenticated(pub Namespace);
 
 impl FromRequest for Authenticated {
-    type Error = ApiError;
+    type Error = actix_web::Error;
     type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let req = req.clone();
         Box::pin(async move {
-            let app = state(&req);
-            let client = admitted(app, &req)?;
-            let (door, counted_at) = if req.path().starts_with(MCP_PATH) {
-                (Door::Mcp, throttle::Door::Mcp)
-            } else {
-                (Door::Api, throttle::Door::Api)
-            };
-            // A token presented and not known counts; no token at all is no guess, nor is one
-            // issued here that expired.
-            let ns = match namespace(&req, app, door).await {
-                Ok(ns) => ns,
-                Err(
-                    err @ ApiError::Auth(
-                        AuthError::UnknownToken
-                        | AuthError::InvalidAccessToken { issued: false, .. },
-                    ),
-                ) => {
-                    app.failed_sign_ins
-                        .failed(client, counted_at)
-                        .map_err(|wait| ApiError::SignInThrottled(retry_after_secs(wait)))?;
-                    return Err(err);
-                }
-                Err(err) => return Err(err),
-            };
-            // The request log reads it back.
-            req.extensions_mut().insert(ns.clone());
-            let rate_limit = req
-                .app_data::<web::Data<RateLimit>>()
-                .expect("the rate limit is registered as app data");
-            // Every authenticated request counts against its namespace.
-            rate_limit
-                .check(&ns)
-                .map_err(|wait| ApiError::RateLimited(wait.as_secs() + 1))?;
-            Ok(Self(ns))
+            let app = AppState::of(&req)?;
+            Ok(Self(let_in(&req, &app, Door::Api).await?))
         })
     }
 }
 
-fn state(req: &HttpRequest) -> &AppState {
-    req.app_data::<web::Data<AppState>>()
-        .expect("the state is registered as app data")
-}
-
-/// The request's client address, unless it failed to sign in too often of late where weak
-/// tokens are carried over: then the request is refused before its credentials are looked at.
-fn admitted(app: &AppState, req: &HttpRequest) -> Result<IpAddr, ApiError> {
-    let client = app.client_address(req);
-    app.failed_sign_ins
-        .admit(client)
-        .map_err(|wait| ApiError::SignInThrottled(retry_after_secs(wait)))?;
-    Ok(client)
-}
-
-/// The namespace the request's bearer token opens. An API token is checked first, and costs no
-/// store read.
-async fn namespace(req: &HttpRequest, app: &AppState, door: Door) -> Result<Namespace, ApiError> {
-    let token = bearer_token(req).ok_or(AuthError::MissingCredentials)?;
-    let tokens = req
-        .app_data::<web::Data<Tokens>>()
-        .expect("Tokens are registered as app data");
-    if let Some(ns) = tokens.authenticate(token) {
-        return Ok(ns.clone());
-    }
-    let Some(oauth) = &app.oauth else {
-        return Err(AuthError::UnknownToken.into());
-    };
-    let refused = |description, issued| AuthError::InvalidAccessToken {
-        description,
-        issued,
-    };
-    match oauth.authenticate(token, door).await {
-        Ok(Access::Granted(ns)) => Ok(ns),
-        Ok(Access::NotOurs) => Err(AuthError::UnknownToken.into()),
-        Ok(Access::Unknown) => {
-            Err(refused("this access token is unknown or revoked", false).into())
-        }
-        Ok(Access::Unusable(description)) => Err(refused(description, true).into()),
-        Err(err) => Err(ApiError::Unavailable(err.into())),
-    }
+/// The namespace a call at `door` opens, as the gate decides; the request log reads it back.
+pub async fn let_in(req: &HttpRequest, app: &AppState, door: Door) -> Result<Namespace, ApiError> {
+    let client = app.site.client_address(req);
+    let namespace = app.gate.call(client, bearer_token(req), door).await?;
+    req.extensions_mut().insert(namespace.clone());
+    Ok(namespace)
 }
 
 /// A request that presented an admin token, from `client`, whom the audit line names.
 pub struct Admin {
     pub client: IpAddr,
-    tokens: web::Data<Tokens>,
+    app: web::Data<AppState>,
 }
 
 impl Admin {
     /// The namespace an admin URL names: a bare token's by its label, any other by its name.
     /// A bare token itself is refused, so that operators learn not to put it in URLs.
     pub fn namespace(&self, requested: &str) -> Result<Namespace, ApiError> {
-        match self.tokens.bare_named(requested) {
+        match self.tokens().bare_named(requested) {
             Some(BareNamed::Label(ns)) => Ok(ns.clone()),
             Some(BareNamed::Token(ns)) => Err(ApiError::TokenInUrl(ns.label().to_owned())),
             None => Ok(Namespace::requested(requested)?),
@@ -128,37 +58,31 @@ impl Admin {
 
     /// What to name the stored namespace `name` by in admin URLs.
     pub fn label(&self, name: &str) -> String {
-        match self.tokens.bare_named(name) {
+        match self.tokens().bare_named(name) {
             Some(BareNamed::Token(ns)) => ns.label().to_owned(),
             _ => name.to_owned(),
         }
     }
+
+    fn tokens(&self) -> &Tokens {
+        self.app.gate.tokens()
+    }
 }
 
 impl FromRequest for Admin {
-    type Error = ApiError;
-    type Future = Ready<Result<Self, Self::Error>>;
+    type Error = actix_web::Error;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let app = state(req);
-        let admins = req
-            .app_data::<web::Data<AdminTokens>>()
-            .expect("AdminTokens are registered as app data");
-        let tokens = req
-            .app_data::<web::Data<Tokens>>()
-            .expect("Tokens are registered as app data");
-        let result = admitted(app, req).and_then(|client| match bearer_token(req) {
-            None => Err(AuthError::MissingCredentials.into()),
-            Some(token) if admins.admits(token) => Ok(Self {
-                client,
-                tokens: tokens.clone(),
-            }),
-            Some(_) => match app.failed_sign_ins.failed(client, throttle::Door::Admin) {
-                Ok(()) => Err(AuthError::NotAdmin.into()),
-                Err(wait) => Err(ApiError::SignInThrottled(retry_after_secs(wait))),
-            },
-        });
-        ready(result)
+        let req = req.clone();
+        Box::pin(async move {
+            let app = AppState::of(&req)?;
+            let client = app.site.client_address(&req);
+            app.gate
+                .admin(client, bearer_token(&req))
+                .map_err(ApiError::from)?;
+            Ok(Self { client, app })
+        })
     }
 }
 

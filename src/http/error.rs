@@ -8,11 +8,12 @@ use actix_web::{HttpResponse, ResponseError};
 
 use crate::credentials::AuthError;
 use crate::domain::ValidationError;
+use crate::error_chain::ErrorChain;
 use crate::error_code::{ErrorBody, ErrorCode};
+use crate::gate::Refusal;
 use crate::memory::MemoryError;
 use crate::oauth::{ErrorCode as OAuthCode, OAuthError};
 use crate::store::StoreError;
-use crate::telemetry::ErrorChain;
 use crate::transfer::TransferError;
 
 /// Seconds a client is asked to wait after a 503.
@@ -85,6 +86,18 @@ pub enum ApiError {
     /// A failure of the store, or of an export, outside the memory operations.
     #[error("Memory is unavailable right now; try again in a few seconds.")]
     Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// The gate's refusals, as the API answers them.
+impl From<Refusal> for ApiError {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::Credentials(err) => Self::Auth(err),
+            Refusal::Throttled(wait) => Self::SignInThrottled(retry_after_secs(wait)),
+            Refusal::RateLimited(wait) => Self::RateLimited(wait.as_secs() + 1),
+            Refusal::Unavailable(err) => Self::Unavailable(err),
+        }
+    }
 }
 
 impl From<ValidationError> for ApiError {

@@ -23,40 +23,24 @@ use actix_web::http::header;
 use actix_web::middleware::{DefaultHeaders, from_fn};
 use actix_web::{App, HttpServer, web};
 
-use crate::credentials::{AdminTokens, Tokens};
 use crate::mcp::{self, MemoryServer};
-use crate::rate_limit::RateLimit;
 use error::ApiError;
 pub use pages::Privacy;
-pub use request_log::TraceProject;
-pub use state::AppState;
+pub use state::{AppState, Site};
 
 /// Seconds in-flight requests get to finish after SIGTERM; Cloud Run allows 10.
 const SHUTDOWN_GRACE_SECS: u64 = 8;
 
-/// What the server is given, once, at start.
-pub struct Shared {
-    pub state: AppState,
-    pub tokens: Arc<Tokens>,
-    pub admin_tokens: AdminTokens,
-    pub rate_limit: RateLimit,
-    pub trace_project: TraceProject,
-}
-
 /// Serves on `listener` until SIGTERM or SIGINT, then lets in-flight requests finish.
-pub fn serve(listener: TcpListener, shared: Shared) -> std::io::Result<Server> {
-    let body_limit = shared.state.body_limit();
-    let tools = MemoryServer::new(Arc::clone(&shared.state.memory), mcp::instructions());
+pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> {
+    let body_limit = state.body_limit();
+    let tools = MemoryServer::new(Arc::clone(&state.memory), mcp::instructions());
     let mcp = web::Data::new(routes::mcp_endpoint(
         tools,
-        shared.state.public_url.as_deref(),
+        state.site.public_url.as_deref(),
         body_limit,
     ));
-    let state = web::Data::new(shared.state);
-    let tokens = web::Data::from(shared.tokens);
-    let admin_tokens = web::Data::new(shared.admin_tokens);
-    let rate_limit = web::Data::new(shared.rate_limit);
-    let trace_project = web::Data::new(shared.trace_project);
+    let state = web::Data::new(state);
     let server = HttpServer::new(move || {
         App::new()
             .wrap(from_fn(limits::body_deadline))
@@ -70,10 +54,6 @@ pub fn serve(listener: TcpListener, shared: Shared) -> std::io::Result<Server> {
             )
             .wrap(from_fn(request_log::request_log))
             .app_data(state.clone())
-            .app_data(tokens.clone())
-            .app_data(admin_tokens.clone())
-            .app_data(rate_limit.clone())
-            .app_data(trace_project.clone())
             .app_data(mcp.clone())
             .app_data(
                 web::JsonConfig::default()

@@ -8,12 +8,9 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, web};
 
+use super::state::AppState;
 use crate::domain::Namespace;
 use crate::store::Usage;
-
-/// Where the project id for trace links comes from, set once at start-up.
-#[derive(Clone, Default)]
-pub struct TraceProject(pub Option<String>);
 
 /// What an unmatched path is logged as: the path itself could be anything a client sent, a
 /// token or 64 KB of text included.
@@ -67,8 +64,8 @@ fn trace_field(req: &ServiceRequest) -> Option<String> {
     if id.len() != TRACE_ID_HEX || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
-    let project = req.app_data::<web::Data<TraceProject>>()?.0.clone();
-    Some(match project {
+    let app = req.app_data::<web::Data<AppState>>()?;
+    Some(match &app.site.trace_project {
         Some(project) => format!("projects/{project}/traces/{id}"),
         None => id.to_owned(),
     })

@@ -3,16 +3,16 @@
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
-use actix_web::HttpRequest;
 use actix_web::http::header;
+use actix_web::{FromRequest, HttpRequest, web};
 
 use super::pages::Privacy;
-use crate::credentials::Sessions;
+use crate::gate::Gate;
 use crate::memory::Memory;
 use crate::oauth::AuthorizationServer;
 use crate::store::{GrantStore, MemoryStore, Readiness};
-use crate::throttle::{FailedSignIns, UnsignedWrites};
 
+/// What every handler shares: the memory, the gate, the OAuth server and the site's settings.
 pub struct AppState {
     /// What the GPT's operations and the MCP tools do.
     pub memory: Arc<Memory>,
@@ -20,36 +20,55 @@ pub struct AppState {
     pub store: Arc<dyn MemoryStore>,
     /// Whether the store answers, for `/readyz`.
     pub readiness: Readiness,
+    /// Who may call, at every door.
+    pub gate: Gate,
+    /// The OAuth server, when `KIOKU_OAUTH` turns it on.
+    pub oauth: Option<Arc<AuthorizationServer>>,
+    /// The OAuth server's records, for the apps a person connected (whether or not OAuth is
+    /// on now).
+    pub grants: Arc<dyn GrantStore>,
+    pub site: Site,
+}
+
+/// How this server names itself and whom it serves through.
+pub struct Site {
     /// The URL the schema names in `servers`, when the operator set one.
     pub public_url: Option<String>,
     /// Whether the schema lists `POST /`.
     pub schema_post: bool,
     /// What `/privacy` answers with.
     pub privacy: Privacy,
-    /// The OAuth server, when `KIOKU_OAUTH` turns it on.
-    pub oauth: Option<Arc<AuthorizationServer>>,
-    /// The memory page's sign-ins.
-    pub sessions: Sessions,
-    /// The OAuth server's records, for the apps a person connected (whether or not OAuth is
-    /// on now).
-    pub grants: Arc<dyn GrantStore>,
-    /// Failed sign-ins per client address.
-    pub failed_sign_ins: FailedSignIns,
-    /// Records stored before sign-in per client address: client registrations, and sign-ins
-    /// begun at the OpenID Provider.
-    pub unsigned_writes: UnsignedWrites,
     /// Whether requests come through Cloud Run's front end, which says who the client is in
     /// `X-Forwarded-For`.
     pub behind_cloud_run: bool,
+    /// The project that trace ids in the log are linked under.
+    pub trace_project: Option<String>,
 }
 
 impl AppState {
+    /// The state of the app serving `req`; `serve` registers it for every route, so a miss is
+    /// an internal error rather than a panic.
+    pub fn of(req: &HttpRequest) -> Result<web::Data<Self>, actix_web::Error> {
+        web::Data::<Self>::extract(req).into_inner()
+    }
+
     /// Largest request body accepted, in bytes: room for the longest summary at four UTF-8
     /// bytes a character, even with every character escaped, plus the other fields.
     pub fn body_limit(&self) -> usize {
         self.memory.rules().max_summary_chars * 12 + 4_096
     }
 
+    /// The URL resources are named under: the OAuth issuer's when OAuth is on, so that tokens,
+    /// metadata and challenges agree whatever headers a request carries.
+    pub fn resource_base(&self, req: &HttpRequest) -> String {
+        match &self.oauth {
+            Some(oauth) => oauth.issuer().to_owned(),
+            None => self.site.base_url(req),
+        }
+    }
+}
+
+impl Site {
     /// This server's URL as clients reach it: the operator's, or the request's scheme and host
     /// (Cloud Run forwards the client's; actix reads them).
     pub fn base_url(&self, req: &HttpRequest) -> String {
@@ -80,14 +99,5 @@ impl AppState {
             .flatten()
             .or_else(|| req.peer_addr().map(|peer| peer.ip()))
             .unwrap_or(Ipv4Addr::UNSPECIFIED.into())
-    }
-
-    /// The URL resources are named under: the OAuth issuer's when OAuth is on, so that tokens,
-    /// metadata and challenges agree whatever headers a request carries.
-    pub fn resource_base(&self, req: &HttpRequest) -> String {
-        match &self.oauth {
-            Some(oauth) => oauth.issuer().to_owned(),
-            None => self.base_url(req),
-        }
     }
 }

@@ -6,7 +6,8 @@ mod direct;
 mod server;
 mod tools;
 
-use crate::guide::{self, Door, Language};
+use crate::domain::Door;
+use crate::guide::{self, Language};
 
 pub use direct::ToolCall;
 pub use server::MemoryServer;

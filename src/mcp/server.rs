@@ -18,13 +18,13 @@ use serde_json::{Map, Value};
 
 use super::tools::{self, FORGET, LOAD, LOAD_PROFILE, SAVE, SAVE_PROFILE, unknown_argument};
 use crate::domain::Namespace;
+use crate::error_chain::ErrorChain;
 use crate::error_code::{ErrorBody, ErrorCode};
 use crate::memory::{
     ForgetRequest, LoadRequest, Memory, MemoryError, ProfileReadRequest, ProfileWriteRequest,
     SaveRequest,
 };
 use crate::store::Usage;
-use crate::telemetry::ErrorChain;
 
 /// Serves one request's tool calls in the namespace its credentials unlock. Made afresh for
 /// every request (the transport is stateless), so it holds only shared handles.

@@ -169,6 +169,11 @@ impl ProfileRead {
         }
     }
 
+    /// The text read, if there was a profile.
+    pub fn into_text(self) -> Option<String> {
+        self.profile
+    }
+
     fn empty() -> Self {
         Self {
             status: ProfileStatus::Empty,

@@ -10,8 +10,8 @@ use crate::domain::{
     Embedded, Entry, Namespace, REPEAT_WINDOW_MICROS, Summary, ThreadId, entry_micros,
     nearly_repeats,
 };
+use crate::error_chain::ErrorChain;
 use crate::store::{Dropped, SaveOutcome};
-use crate::telemetry::ErrorChain;
 
 /// A save's parameters, as every door sends them (this is the `save_memory` tool's schema).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]

@@ -5,11 +5,11 @@ use chrono::Utc;
 
 use super::error::OAuthError;
 use super::issued::TokenBody;
-use super::resource::{self, Door};
+use super::resource;
 use super::secret::{self, SecretKind};
 use super::server::{AuthorizationServer, SIGNED_OUT};
 use super::token::read_body;
-use crate::domain::Namespace;
+use crate::domain::{Door, Namespace};
 use crate::store::{CredentialKind, StoreError};
 
 /// What an access token presented at a door comes to.

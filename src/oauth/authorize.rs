@@ -12,6 +12,7 @@ use super::request::{AuthorizationParams, AuthorizationRequest, RequestError, SC
 use super::secret::{self, SecretKind};
 use super::server::{AuthorizationServer, SIGN_IN_LIFETIME, SIGNED_IN_WITH_TOKEN, after};
 use super::token::read_body;
+use crate::credentials::TokenSignIn;
 use crate::domain::Namespace;
 use crate::store::{Credential, CredentialKind, Grant, Redeemed};
 
@@ -43,12 +44,11 @@ impl AuthorizationServer {
         params.validate(self.store.as_ref(), &self.issuer).await
     }
 
-    /// The namespace of the API token a person typed, if token sign-in is on and it is known.
-    pub fn sign_in_with_token(&self, token: &str) -> Option<SignedIn> {
+    /// Who a person is who typed a known API token, if token sign-in is on.
+    pub fn sign_in_with_token(&self, signed_in: TokenSignIn) -> Option<SignedIn> {
         if !self.sign_in.by_token {
             return None;
         }
-        let signed_in = self.tokens.sign_in(token.trim())?;
         Some(SignedIn {
             namespace: signed_in.namespace,
             with: SIGNED_IN_WITH_TOKEN.into(),

@@ -33,6 +33,6 @@ pub use access::Access;
 pub use authorize::{Finished, SignedIn};
 pub use error::{ErrorCode, OAuthError};
 pub use request::{AuthorizationParams, AuthorizationRequest, RequestError, SCOPE};
-pub use resource::{Door, MCP_PATH};
+pub use resource::MCP_PATH;
 pub use server::{AuthorizationServer, Lifetimes, SignIn};
 pub use token::{BasicCredentials, TokenParams, TokenResponse};

@@ -1,14 +1,7 @@
 //! The resources this server's tokens are for (RFC 8707): the whole server, as a GPT Action
 //! uses it, or only its MCP endpoint, as MCP clients ask.
 
-/// Where a request with an access token arrived.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Door {
-    /// The GPT Action's API, `/`.
-    Api,
-    /// `/mcp`.
-    Mcp,
-}
+use crate::domain::Door;
 
 /// The MCP endpoint's path, which is also its resource's.
 pub const MCP_PATH: &str = "/mcp";

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use crate::config::Settings;
 use crate::embedding::{Embeddings, backfill};
+use crate::error_chain::ErrorChain;
 use crate::store::{GrantStore, MemoryStore, SqliteStore, StoreError};
-use crate::telemetry::ErrorChain;
 
 /// How often the embedded store forgets entries past `KIOKU_RETENTION_DAYS`, how often expired
 /// grants and credentials are deleted, and how often the vectors' backfill looks again.

@@ -9,7 +9,7 @@ use crate::domain::{
     ProfileDraft, ProfileWrite, Query, Results, Retention, SearchCursor, TermCounts, Thread,
     ThreadId, Vector, drivers, fuse, rank, take,
 };
-use crate::telemetry::ErrorChain;
+use crate::error_chain::ErrorChain;
 
 #[async_trait]
 pub trait MemoryStore: Send + Sync {

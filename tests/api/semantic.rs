@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use kioku::config::StoreKind;
+use kioku::error_chain::ErrorChain;
 use kioku::startup::Application;
-use kioku::telemetry::ErrorChain;
 use reqwest::Method;
 use serde_json::Value;
 

@@ -36,6 +36,8 @@ pub struct MemoryPage<'a> {
     pub profile: String,
     /// The version the profile form was read at: 0 for none.
     pub profile_version: u64,
+    /// The profile's earlier versions that are kept, newest first, to open and restore.
+    pub earlier: Vec<u64>,
     pub apps: Vec<AppView>,
 }
 

@@ -5,6 +5,7 @@ mod app;
 mod app_text;
 mod consent;
 mod privacy;
+mod refusals;
 mod text;
 
 use actix_web::http::header;
@@ -14,6 +15,7 @@ use askama::Template;
 pub use app::{AppNotice, AppView, ConfirmPage, EntryView, MemoryPage, SignInPage, ThreadView};
 pub use consent::Consent;
 pub use privacy::{FILE_POLICY, Privacy, PrivacyPage};
+pub use refusals::refusal;
 pub use text::Text;
 
 /// The pages' one stylesheet, so the content security policy needs no inline style.

@@ -3,7 +3,8 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
-use crate::guide::{self, Door, Language};
+use crate::domain::Door;
+use crate::guide::{self, Language};
 use crate::http::error::ApiError;
 use crate::http::schema::{self, SchemaOptions};
 use crate::http::state::AppState;
@@ -18,8 +19,8 @@ pub fn register(cfg: &mut web::ServiceConfig) {
 /// The schema, for this server's public URL.
 fn schema(req: &HttpRequest, app: &AppState) -> utoipa::openapi::OpenApi {
     schema::document(&SchemaOptions {
-        server_url: &app.base_url(req),
-        include_post: app.schema_post,
+        server_url: &app.site.base_url(req),
+        include_post: app.site.schema_post,
         max_summary_chars: app.memory.rules().max_summary_chars,
         max_profile_chars: app.memory.rules().max_profile_chars,
     })
@@ -50,7 +51,7 @@ pub async fn prompt(
         Some("en") => Language::English,
         Some(_) => return Err(ApiError::UnknownLanguage),
     };
-    let text = guide::render(language, Door::GptAction);
+    let text = guide::render(language, Door::Api);
     Ok(HttpResponse::Ok()
         .content_type("text/markdown; charset=utf-8")
         .body(text))

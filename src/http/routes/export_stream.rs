@@ -8,7 +8,7 @@ use actix_web::HttpResponse;
 use actix_web::web::Bytes;
 use futures_util::stream;
 
-use crate::telemetry::ErrorChain;
+use crate::error_chain::ErrorChain;
 use crate::transfer::{Export, TransferError};
 
 /// Who exported what, for the audit line.

@@ -15,7 +15,8 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use super::fallback::method_not_allowed;
 use super::oauth::RESOURCE_METADATA_PATH;
 use crate::credentials::AuthError;
-use crate::http::auth::Authenticated;
+use crate::domain::Door;
+use crate::http::auth::let_in;
 use crate::http::error::ApiError;
 use crate::http::limits;
 use crate::http::state::AppState;
@@ -77,14 +78,13 @@ pub fn register(cfg: &mut web::ServiceConfig) {
 }
 
 async fn mcp(
-    auth: Result<Authenticated, ApiError>,
     req: HttpRequest,
     body: web::Payload,
     app: web::Data<AppState>,
     endpoint: web::Data<McpEndpoint>,
 ) -> Result<HttpResponse, ApiError> {
-    let Authenticated(ns) = match auth {
-        Ok(auth) => auth,
+    let ns = match let_in(&req, &app, Door::Mcp).await {
+        Ok(ns) => ns,
         Err(err @ ApiError::Auth(_)) => return Ok(challenge(&err, &app.resource_base(&req))),
         Err(err) => return Err(err),
     };

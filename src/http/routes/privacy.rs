@@ -11,7 +11,7 @@ pub fn register(cfg: &mut web::ServiceConfig) {
 }
 
 async fn privacy(req: HttpRequest, app: web::Data<AppState>) -> HttpResponse {
-    match &app.privacy {
+    match &app.site.privacy {
         Privacy::File(html) => pages::html_answer(StatusCode::OK, FILE_POLICY, html.clone()),
         Privacy::Written { store } => {
             // Any other parameter is ignored: a policy link may carry what it likes.

@@ -23,7 +23,7 @@ pub(super) async fn export(req: HttpRequest, app: web::Data<AppState>) -> HttpRe
         Err(err) => return super::unavailable(visit.t, &err),
     };
     let audit = Audit {
-        remote_ip: app.client_address(&req),
+        remote_ip: app.site.client_address(&req),
         namespace: ns.label().to_owned(),
         by: "person",
     };

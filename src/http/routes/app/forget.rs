@@ -41,8 +41,8 @@ pub(super) async fn forget(
         Err(MemoryError::NothingToForget(_)) => see_other("/app?done=gone"),
         Err(MemoryError::Store(err)) => super::unavailable(visit.t, &err),
         Err(err) => {
-            let (status, message) = refused(&err);
-            notice(visit.t, status, &message)
+            let (status, message) = refused(visit.t, &err);
+            notice(visit.t, status, message)
         }
     }
 }
@@ -76,8 +76,8 @@ async fn confirm(
         Ok(LoadAnswer::Searched(_)) => (None, 0),
         Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
         Err(err) => {
-            let (status, message) = refused(&err);
-            return notice(t, status, &message);
+            let (status, message) = refused(t, &err);
+            return notice(t, status, message);
         }
     };
     let Some(thread) = thread else {

@@ -19,15 +19,14 @@ use askama::Template;
 use serde::de::DeserializeOwned;
 
 use super::fallback::method_not_allowed;
-use crate::credentials::{Session, Tokens};
+use crate::credentials::Session;
+use crate::error_chain::ErrorChain;
 use crate::error_code::ErrorCode;
+use crate::gate::Refusal;
 use crate::http::cookies;
 use crate::http::error::{retry_after, status_of};
 use crate::http::pages::{self, AppNotice, SignInPage, Text};
 use crate::http::state::AppState;
-use crate::memory::MemoryError;
-use crate::rate_limit::RateLimit;
-use crate::telemetry::ErrorChain;
 
 pub fn register(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -97,13 +96,9 @@ impl Visit {
         let secure = secure(req, app);
         let presented = cookies::session(req);
         let found = match &presented {
-            Some(value) => app.sessions.find(value).await,
+            Some(value) => app.gate.session(value).await,
             None => Ok(None),
         };
-        let tokens = req
-            .app_data::<web::Data<Tokens>>()
-            .expect("the tokens are registered as app data");
-        let found = found.map(|s| s.filter(|s| s.still_signed_in(tokens)));
         let session = match found {
             Ok(Some(session)) => session,
             Ok(None) => {
@@ -117,17 +112,14 @@ impl Visit {
                 }
                 return Err(answer);
             }
+            Err(Refusal::RateLimited(wait)) => {
+                let answer = notice(t, StatusCode::TOO_MANY_REQUESTS, t.app.unavailable);
+                return Err(retry_after(answer, wait));
+            }
             Err(err) => return Err(unavailable(t, &err)),
         };
         // The request log names the namespace, as for the API.
         req.extensions_mut().insert(session.namespace.clone());
-        let rate_limit = req
-            .app_data::<web::Data<RateLimit>>()
-            .expect("the rate limit is registered as app data");
-        if let Err(wait) = rate_limit.check(&session.namespace) {
-            let answer = notice(t, StatusCode::TOO_MANY_REQUESTS, t.app.unavailable);
-            return Err(retry_after(answer, wait));
-        }
         Ok(Self { session, t, secure })
     }
 
@@ -225,12 +217,14 @@ fn render(status: StatusCode, page: &impl Template) -> HttpResponse {
     pages::page(status, page, &[])
 }
 
-/// A page with one message and the way back to the memory page.
-/// A memory operation's refusal as the page shows it: the API's status for it, and its sentence.
-fn refused(err: &MemoryError) -> (StatusCode, String) {
-    (status_of(ErrorCode::from(err)), err.to_string())
+/// A memory operation's refusal as the page shows it: the API's status for it, and the
+/// sentence for a person, in the page's language.
+fn refused(t: &'static Text, refusal: impl Into<ErrorCode>) -> (StatusCode, &'static str) {
+    let code = refusal.into();
+    (status_of(code), pages::refusal(t, code))
 }
 
+/// A page with one message and the way back to the memory page.
 fn notice(t: &'static Text, status: StatusCode, message: &str) -> HttpResponse {
     render(
         status,

@@ -7,7 +7,6 @@ use serde::Deserialize;
 use super::view::View;
 use super::{posted, refused, see_other};
 use crate::error_code::ErrorCode;
-use crate::http::error::status_of;
 use crate::http::state::AppState;
 use crate::memory::{MemoryError, ProfileWriteRequest};
 
@@ -40,15 +39,15 @@ pub(super) async fn rewrite(
     {
         Ok(_) => return see_other("/app?done=profile"),
         // The box then holds what is current, for the person to make their change again.
-        Err(MemoryError::ProfileConflict(current)) => (
-            status_of(ErrorCode::ProfileConflict),
-            t.app.profile_conflict.to_owned(),
-            current.map_or((String::new(), 0), |p| (p.profile, p.version)),
-        ),
+        Err(MemoryError::ProfileConflict(current)) => {
+            let (status, problem) = refused(t, ErrorCode::ProfileConflict);
+            let shown = current.map_or((String::new(), 0), |p| (p.profile, p.version));
+            (status, problem, shown)
+        }
         Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
         // The box keeps the person's text, to shorten or fix.
         Err(err) => {
-            let (status, message) = refused(&err);
+            let (status, message) = refused(t, &err);
             let shown = (form.profile, form.expected_version.parse().unwrap_or(0));
             (status, message, shown)
         }

@@ -8,13 +8,12 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use super::{add_cookie, language, lasts, posted, read_form, secure, see_other};
-use crate::credentials::Tokens;
-use crate::domain::Namespace;
+use crate::domain::{Door, Namespace};
+use crate::gate::Refusal;
 use crate::http::cookies::{self, Form};
 use crate::http::error::retry_after;
 use crate::http::pages::Text;
 use crate::http::state::AppState;
-use crate::throttle::Door;
 
 #[derive(Deserialize)]
 pub(super) struct SignInForm {
@@ -28,7 +27,6 @@ pub(super) async fn sign_in(
     req: HttpRequest,
     body: web::Bytes,
     app: web::Data<AppState>,
-    tokens: web::Data<Tokens>,
 ) -> HttpResponse {
     let t = language(&req);
     let form: SignInForm = match read_form(&body) {
@@ -39,23 +37,14 @@ pub(super) async fn sign_in(
     if !cookies::csrf_matches(&req, Form::PageSignIn, &form.csrf) {
         return again(StatusCode::FORBIDDEN, t.app.form_expired);
     }
-    let client = app.client_address(&req);
-    // Where weak tokens are carried over, an address that typed too many unknown tokens of
-    // late is not let try another; elsewhere only its unknown ones wait.
-    let throttled = |wait| {
-        retry_after(
-            again(StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts),
-            wait,
-        )
-    };
-    if let Err(wait) = app.failed_sign_ins.admit(client) {
-        return throttled(wait);
-    }
-    let Some(signed_in) = tokens.sign_in(form.token.trim()) else {
-        return match app.failed_sign_ins.failed(client, Door::Page) {
-            Ok(()) => again(StatusCode::UNAUTHORIZED, t.unknown_token),
-            Err(wait) => throttled(wait),
-        };
+    let client = app.site.client_address(&req);
+    let signed_in = match app.gate.typed(client, &form.token, Door::Page) {
+        Ok(signed_in) => signed_in,
+        Err(Refusal::Throttled(wait)) => {
+            let answer = again(StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts);
+            return retry_after(answer, wait);
+        }
+        Err(_) => return again(StatusCode::UNAUTHORIZED, t.unknown_token),
     };
     enter(&req, &app, t, &signed_in.namespace, Some(&signed_in.digest)).await
 }
@@ -72,11 +61,11 @@ pub(in crate::http::routes) async fn enter(
 ) -> HttpResponse {
     let secure = secure(req, app);
     if let Some(earlier) = cookies::session(req)
-        && let Err(err) = app.sessions.close(&earlier).await
+        && let Err(err) = app.gate.sessions().close(&earlier).await
     {
         return super::unavailable(t, &err);
     }
-    match app.sessions.open(namespace, token_digest).await {
+    match app.gate.sessions().open(namespace, token_digest).await {
         Ok((value, session)) => {
             let mut answer = see_other("/app");
             add_cookie(
@@ -114,8 +103,8 @@ pub(super) async fn at_provider(
         return super::notice(t, StatusCode::NOT_FOUND, t.app.form_expired);
     };
     // Each sign-in begun is stored until it ends or expires.
-    let client = app.client_address(&req);
-    if let Err(wait) = app.unsigned_writes.take(client, Door::Provider) {
+    let client = app.site.client_address(&req);
+    if let Err(wait) = app.gate.unsigned_write(client, Door::Provider) {
         let answer = again(StatusCode::TOO_MANY_REQUESTS, t.too_many_sign_ins);
         return retry_after(answer, wait);
     }
@@ -143,7 +132,7 @@ pub(super) async fn sign_out(
         Err(answer) => return answer,
     };
     let value = cookies::session(&req).unwrap_or_default();
-    if let Err(err) = app.sessions.close(&value).await {
+    if let Err(err) = app.gate.sessions().close(&value).await {
         return super::unavailable(visit.t, &err);
     }
     let mut answer = see_other("/app?done=signed_out");

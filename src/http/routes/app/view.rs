@@ -6,17 +6,20 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
 use super::{Visit, add_cookie, posted, see_other, switch_url};
+use crate::domain::KEPT_PROFILE_VERSIONS;
 use crate::http::cookies;
 use crate::http::pages::{AppView, EntryView, MemoryPage, ThreadView};
 use crate::http::state::AppState;
-use crate::memory::{LoadAnswer, LoadRequest, MemoryError};
+use crate::memory::{LoadAnswer, LoadRequest, MemoryError, ProfileReadRequest};
 use crate::oauth::connected::connected_apps;
 
-/// What `GET /app` may be asked: the outcome of the form just sent, a language.
+/// What `GET /app` may be asked: the outcome of the form just sent, a language, an earlier
+/// version of the profile to show in its box.
 #[derive(Deserialize)]
 pub(super) struct Shown {
     done: Option<String>,
     lang: Option<String>,
+    version: Option<String>,
 }
 
 pub(super) async fn show(
@@ -24,7 +27,11 @@ pub(super) async fn show(
     query: web::Query<Shown>,
     app: web::Data<AppState>,
 ) -> HttpResponse {
-    let Shown { done, lang } = query.into_inner();
+    let Shown {
+        done,
+        lang,
+        version,
+    } = query.into_inner();
     let mut answer = match Visit::of(&req, &app).await {
         Ok(visit) => {
             let t = visit.t;
@@ -35,10 +42,20 @@ pub(super) async fn show(
                 Some("disconnected") => Some(t.app.disconnected),
                 _ => None,
             };
-            let view = View {
+            let mut view = View {
                 notice,
                 ..View::default()
             };
+            if let Some(version) = version {
+                match earlier(&app, &visit, version).await {
+                    Ok(shown) => {
+                        view.profile = Some(shown);
+                        view.notice = Some(t.app.profile_earlier);
+                    }
+                    Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
+                    Err(err) => view.problem = Some(super::refused(t, &err)),
+                }
+            }
             view.render(&app, &visit).await
         }
         Err(_) if done.as_deref() == Some("signed_out") && cookies::session(&req).is_none() => {
@@ -52,6 +69,22 @@ pub(super) async fn show(
         add_cookie(&mut answer, cookies::language_cookie(&lang, secure));
     }
     answer
+}
+
+/// The profile's earlier `version`, to restore: its text, and the current version, which a
+/// save of it must expect.
+async fn earlier(
+    app: &AppState,
+    visit: &Visit,
+    version: String,
+) -> Result<(String, u64), MemoryError> {
+    let ns = &visit.session.namespace;
+    let request = ProfileReadRequest {
+        version: Some(version),
+    };
+    let text = app.memory.read_profile(ns, &request).await?.into_text();
+    let current = app.memory.current_profile(ns).await?;
+    Ok((text.unwrap_or_default(), current.map_or(0, |p| p.version)))
 }
 
 #[derive(Deserialize)]
@@ -88,7 +121,7 @@ pub(super) struct View<'a> {
     pub query: Option<String>,
     pub before: Option<String>,
     pub notice: Option<&'a str>,
-    pub problem: Option<(StatusCode, String)>,
+    pub problem: Option<(StatusCode, &'static str)>,
     /// The profile text and version to show in place of the stored one: the person's own
     /// rewrite, refused.
     pub profile: Option<(String, u64)>,
@@ -118,7 +151,7 @@ impl View<'_> {
                 older = searched.truncation().next_before().map(str::to_owned);
             }
             Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
-            Err(err) => problem = Some(super::refused(&err)),
+            Err(err) => problem = Some(super::refused(t, &err)),
         }
         // Read whole: a load's copy may be cut to fit its budget, and saved back it would cut
         // the profile.
@@ -136,8 +169,8 @@ impl View<'_> {
             }
             Err(err) => return super::unavailable(t, &err),
         };
-        let (status, problem) = match &problem {
-            Some((status, message)) => (*status, Some(message.as_str())),
+        let (status, problem) = match problem {
+            Some((status, message)) => (status, Some(message)),
             None => (StatusCode::OK, None),
         };
         let page = MemoryPage {
@@ -152,6 +185,9 @@ impl View<'_> {
             older,
             profile: profile.0,
             profile_version: profile.1,
+            earlier: (profile.1.saturating_sub(KEPT_PROFILE_VERSIONS - 1).max(1)..profile.1)
+                .rev()
+                .collect(),
             apps,
         };
         super::render(status, &page)

@@ -6,13 +6,14 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
 use super::OAuthOn;
+use crate::domain::Door;
+use crate::error_chain::ErrorChain;
+use crate::gate::Refusal;
 use crate::http::cookies::{self, Form};
 use crate::http::error::retry_after;
 use crate::http::pages::{self, Consent, Notice, Text};
 use crate::http::state::AppState;
 use crate::oauth::{AuthorizationParams, AuthorizationRequest, AuthorizationServer, RequestError};
-use crate::telemetry::ErrorChain;
-use crate::throttle::Door;
 
 /// The page's own fields, sent beside the authorization request's parameters.
 #[derive(Deserialize)]
@@ -70,39 +71,30 @@ pub async fn decide(
         Ok(request) => request,
         Err(answer) => return answer,
     };
-    let client = app.client_address(&req);
+    let client = app.site.client_address(&req);
     let again = |problem| {
         let csrf = cookies::csrf_token(&req, Form::Consent);
         consent(&oauth, t, &request, &params, csrf, Some(problem))
     };
     let outcome = match page.decision.as_deref() {
         Some("allow") => {
-            // Where weak tokens are carried over, an address that typed too many unknown
-            // tokens of late is not let try another; elsewhere only its unknown ones wait.
             let token = page.token.as_deref().unwrap_or_default();
-            let known = app
-                .failed_sign_ins
-                .admit(client)
-                .map(|()| oauth.sign_in_with_token(token));
-            let who = match known {
-                Ok(Some(who)) => who,
-                Ok(None) => match app.failed_sign_ins.failed(client, Door::Consent) {
-                    Ok(()) => return again((StatusCode::UNAUTHORIZED, t.unknown_token)),
-                    Err(wait) => {
-                        let answer = again((StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts));
-                        return retry_after(answer, wait);
-                    }
-                },
-                Err(wait) => {
+            let typed = match app.gate.typed(client, token, Door::Consent) {
+                Ok(typed) => typed,
+                Err(Refusal::Throttled(wait)) => {
                     let answer = again((StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts));
                     return retry_after(answer, wait);
                 }
+                Err(_) => return again((StatusCode::UNAUTHORIZED, t.unknown_token)),
+            };
+            let Some(who) = oauth.sign_in_with_token(typed) else {
+                return again((StatusCode::UNAUTHORIZED, t.unknown_token));
             };
             oauth.approve(&request, who).await.map(|to| see_other(&to))
         }
         Some("oidc") => {
             // Each sign-in begun is stored until it ends or expires.
-            if let Err(wait) = app.unsigned_writes.take(client, Door::Provider) {
+            if let Err(wait) = app.gate.unsigned_write(client, Door::Provider) {
                 let answer = again((StatusCode::TOO_MANY_REQUESTS, t.too_many_sign_ins));
                 return retry_after(answer, wait);
             }

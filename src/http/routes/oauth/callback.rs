@@ -7,12 +7,12 @@ use serde::Deserialize;
 
 use super::OAuthOn;
 use super::authorize::{notice, secure, see_other};
+use crate::error_chain::ErrorChain;
 use crate::http::cookies;
 use crate::http::pages;
 use crate::http::routes::app::enter;
 use crate::http::state::AppState;
 use crate::oauth::{Finished, OAuthError};
-use crate::telemetry::ErrorChain;
 
 /// The provider's answer (RFC 6749, sections 4.1.2 and 4.1.2.1).
 #[derive(Deserialize)]

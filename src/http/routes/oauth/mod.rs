@@ -57,13 +57,14 @@ pub fn register(cfg: &mut web::ServiceConfig) {
 pub struct OAuthOn(pub Arc<AuthorizationServer>);
 
 impl FromRequest for OAuthOn {
-    type Error = ApiError;
+    type Error = actix_web::Error;
     type Future = Ready<Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let app = req
-            .app_data::<web::Data<AppState>>()
-            .expect("the state is registered as app data");
-        ready(app.oauth.clone().map(Self).ok_or(ApiError::NotFound))
+        let oauth = AppState::of(req).and_then(|app| {
+            let oauth = app.oauth.clone().ok_or(ApiError::NotFound)?;
+            Ok(Self(oauth))
+        });
+        ready(oauth)
     }
 }

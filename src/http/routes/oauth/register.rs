@@ -6,11 +6,11 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::OAuthOn;
+use crate::domain::Door;
 use crate::http::error::OAuthFailure;
 use crate::http::state::AppState;
 use crate::oauth::client::{self, Registration};
 use crate::oauth::{ErrorCode, OAuthError};
-use crate::throttle::Door;
 
 pub async fn register(
     OAuthOn(oauth): OAuthOn,
@@ -18,9 +18,9 @@ pub async fn register(
     app: web::Data<AppState>,
     body: web::Bytes,
 ) -> Result<HttpResponse, OAuthFailure> {
-    let address = app.client_address(&req);
-    app.unsigned_writes
-        .take(address, Door::Register)
+    let address = app.site.client_address(&req);
+    app.gate
+        .unsigned_write(address, Door::Register)
         .map_err(OAuthFailure::Throttled)?;
     // Section 3.2.2: metadata that cannot be read is invalid metadata.
     let registration: Registration = serde_json::from_slice(&body).map_err(|e| {
