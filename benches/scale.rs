@@ -195,7 +195,7 @@ fn settings(store: StoreKind, data_dir: &std::path::Path) -> Settings {
     use clap::Parser;
     let mut settings = kioku::config::Cli::parse_from(["kioku"]).settings;
     settings.port = 0;
-    settings.api_tokens = Some(format!("bench:{TOKEN}"));
+    settings.api_tokens = Some(format!("bench:{TOKEN}").into());
     settings.store = Some(store);
     settings.data_dir = data_dir.to_owned();
     settings.rate_limit = 0;

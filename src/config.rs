@@ -12,8 +12,10 @@ use crate::credentials::WeakTokens;
 use crate::domain::Retention;
 
 mod oauth;
+mod secret;
 
 pub use oauth::{OAuthSettings, SignInMode};
+pub use secret::Secret;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -104,7 +106,7 @@ pub struct Settings {
     /// itself (the original function's layout). Unset locally: a token is generated and kept in
     /// the data directory.
     #[arg(long, env = "API_TOKENS", hide_env_values = true, global = true)]
-    pub api_tokens: Option<String>,
+    pub api_tokens: Option<Secret>,
 
     /// Where memories are stored [default: sqlite, or firestore on Cloud Run]
     #[arg(long, env = "KIOKU_STORE", value_enum, global = true)]
@@ -182,7 +184,7 @@ pub struct Settings {
         hide_env_values = true,
         global = true
     )]
-    pub admin_tokens: Option<String>,
+    pub admin_tokens: Option<Secret>,
 
     /// Carry over API or admin tokens shorter than 32 characters, which are otherwise refused,
     /// with a warning at every start (for an old token that cannot be replaced at once).

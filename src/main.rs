@@ -13,10 +13,11 @@ use kioku::credentials;
 use kioku::embedding::backfill;
 use kioku::error_chain::ErrorChain;
 use kioku::http::schema::{self, SchemaOptions};
-use kioku::oauth::client;
-use kioku::startup::{Application, LocalToken, embeddings, open_store};
+use kioku::oauth::{OAuthError, client};
+use kioku::startup::{Application, LocalToken, StartupError, embeddings, open_store};
+use kioku::store::StoreError;
 use kioku::telemetry;
-use kioku::transfer::{self, Renames, TextLimits};
+use kioku::transfer::{self, Renames, TextLimits, TransferError};
 
 fn main() -> ExitCode {
     // candle splits each matrix product over every core unless told otherwise; one text on one
@@ -102,32 +103,54 @@ fn print_local_token(local: &LocalToken, address: std::net::SocketAddr) {
     );
 }
 
+/// Why a one-off command failed, its causes kept as sources and printed as one line.
+#[derive(Debug, thiserror::Error)]
+enum CommandError {
+    #[error(transparent)]
+    Startup(#[from] StartupError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Transfer(#[from] TransferError),
+    #[error(transparent)]
+    OAuth(#[from] OAuthError),
+    #[error("{0}")]
+    Usage(String),
+    #[error("{}", .path.display())]
+    Open {
+        path: PathBuf,
+        #[source]
+        cause: io::Error,
+    },
+    #[error("the output could not be written")]
+    Write(#[from] io::Error),
+    #[error("the answer could not be written as JSON")]
+    Json(#[from] serde_json::Error),
+    #[error("the import stopped (lines read so far are imported, and importing again is safe)")]
+    ImportStopped(#[source] TransferError),
+    #[error("{0} bad lines were skipped; fix them and import again")]
+    BadLines(usize),
+}
+
 /// A command's outcome as its exit status; what went wrong goes to stderr.
-fn finish(outcome: Result<(), String>) -> ExitCode {
+fn finish(outcome: Result<(), CommandError>) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
-        Err(problem) => {
-            eprintln!("kioku: {problem}");
+        Err(err) => {
+            eprintln!("kioku: {}", ErrorChain(&err));
             ExitCode::FAILURE
         }
     }
 }
 
 /// `kioku export`: JSON Lines to stdout, what was written to stderr.
-async fn export(settings: &Settings, namespace: Option<&str>) -> Result<(), String> {
-    let store = open_store(settings)
-        .await
-        .map_err(|e| ErrorChain(&e).to_string())?
-        .memory;
-    let namespaces = transfer::namespaces(store.as_ref(), namespace)
-        .await
-        .map_err(|e| ErrorChain(&e).to_string())?;
+async fn export(settings: &Settings, namespace: Option<&str>) -> Result<(), CommandError> {
+    let store = open_store(settings).await?.memory;
+    let namespaces = transfer::namespaces(store.as_ref(), namespace).await?;
     let count = namespaces.len();
     let mut out = io::BufWriter::new(io::stdout().lock());
-    let written = transfer::export(store, namespaces, &mut out)
-        .await
-        .map_err(|e| ErrorChain(&e).to_string())?;
-    out.flush().map_err(|e| ErrorChain(&e).to_string())?;
+    let written = transfer::export(store, namespaces, &mut out).await?;
+    out.flush()?;
     eprintln!(
         "exported {} threads ({} summaries) and {} profile versions of {count} namespaces",
         written.threads, written.entries, written.profile_versions,
@@ -135,21 +158,17 @@ async fn export(settings: &Settings, namespace: Option<&str>) -> Result<(), Stri
     Ok(())
 }
 
-/// `kioku migrate`: what it changed, to stderr.
 /// `kioku migrate`: the store's layout, then, with KIOKU_EMBEDDING_MODEL, a vector for every
 /// entry that lacks one of the model.
-async fn migrate(settings: &Settings) -> Result<(), String> {
-    let failed = |e: &(dyn std::error::Error + 'static)| ErrorChain(e).to_string();
-    let embeddings = embeddings(settings).await.map_err(|e| failed(&e))?;
-    let store = open_store(settings).await.map_err(|e| failed(&e))?.memory;
-    let threads = store.migrate().await.map_err(|e| failed(&e))?;
+async fn migrate(settings: &Settings) -> Result<(), CommandError> {
+    let embeddings = embeddings(settings).await?;
+    let store = open_store(settings).await?.memory;
+    let threads = store.migrate().await?;
     eprintln!("migrated: {threads} threads changed");
     if let Some(embeddings) = embeddings {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(ProgressStyle::with_template("{spinner} {pos} entries embedded").unwrap());
-        let entries = backfill(store.as_ref(), &embeddings, |n| bar.set_position(n))
-            .await
-            .map_err(|e| failed(&e))?;
+        let entries = backfill(store.as_ref(), &embeddings, |n| bar.set_position(n)).await?;
         bar.finish_and_clear();
         eprintln!("embedded: {entries} entries stored without a vector of the model");
     }
@@ -161,13 +180,10 @@ async fn import(
     settings: &Settings,
     file: Option<PathBuf>,
     rename: &[String],
-) -> Result<(), String> {
-    let renames = Renames::parse(rename)?;
+) -> Result<(), CommandError> {
+    let renames = Renames::parse(rename).map_err(CommandError::Usage)?;
     let (input, length) = open_input(file.as_deref())?;
-    let store = open_store(settings)
-        .await
-        .map_err(|e| ErrorChain(&e).to_string())?
-        .memory;
+    let store = open_store(settings).await?.memory;
     // Hidden when stderr is not a terminal.
     let progress = ProgressBar::with_draw_target(length, ProgressDrawTarget::stderr());
     progress.set_style(
@@ -187,48 +203,33 @@ async fn import(
     )
     .await;
     progress.finish_and_clear();
-    let report = report
-        .map_err(|e| format!("{e}; lines read so far are imported, and importing again is safe"))?;
+    let report = report.map_err(CommandError::ImportStopped)?;
     eprintln!("{}", report.summary());
     match report.bad.len() {
         0 => Ok(()),
-        bad => Err(format!(
-            "{bad} bad lines were skipped; fix them and import again"
-        )),
+        bad => Err(CommandError::BadLines(bad)),
     }
 }
 
 /// `kioku oauth-client`: the answer as JSON on stdout, as `/admin/oauth/clients` gives it.
-async fn oauth_client(settings: &Settings, action: ClientAction) -> Result<(), String> {
-    let store = open_store(settings)
-        .await
-        .map_err(|e| ErrorChain(&e).to_string())?
-        .grants;
+async fn oauth_client(settings: &Settings, action: ClientAction) -> Result<(), CommandError> {
+    let store = open_store(settings).await?.grants;
     let store = store.as_ref();
-    let failed = |e: kioku::oauth::OAuthError| ErrorChain(&e).to_string();
     let answer = match action {
         ClientAction::Add {
             name,
             redirect_uris,
-        } => serde_json::to_value(
-            client::add(store, &name, redirect_uris)
-                .await
-                .map_err(failed)?,
-        ),
+        } => serde_json::to_value(client::add(store, &name, redirect_uris).await?),
         ClientAction::AddRedirectUri {
             client_id,
             redirect_uri,
         } => serde_json::to_value(
             client::add_redirect_uri(store, &client_id, &redirect_uri)
-                .await
-                .map_err(failed)?
+                .await?
                 .redirect_uris,
         ),
         ClientAction::List => {
-            let clients = store
-                .clients()
-                .await
-                .map_err(|e| ErrorChain(&e).to_string())?;
+            let clients = store.clients().await?;
             let listed: Vec<_> = clients
                 .into_iter()
                 .map(|c| serde_json::json!({"client_id": c.id, "name": c.name, "redirect_uris": c.redirect_uris}))
@@ -236,20 +237,19 @@ async fn oauth_client(settings: &Settings, action: ClientAction) -> Result<(), S
             serde_json::to_value(listed)
         }
     };
-    let answer = answer.map_err(|e| e.to_string())?;
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&answer).map_err(|e| e.to_string())?
-    );
+    println!("{}", serde_json::to_string_pretty(&answer?)?);
     Ok(())
 }
 
 /// The file to import, or stdin; and its length, when known, for the progress bar.
-fn open_input(file: Option<&Path>) -> Result<(Box<dyn BufRead>, Option<u64>), String> {
+fn open_input(file: Option<&Path>) -> Result<(Box<dyn BufRead>, Option<u64>), CommandError> {
     match file {
         None => Ok((Box::new(io::stdin().lock()), None)),
         Some(path) => {
-            let opened = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let opened = File::open(path).map_err(|cause| CommandError::Open {
+                path: path.to_owned(),
+                cause,
+            })?;
             let length = opened.metadata().ok().map(|m| m.len());
             Ok((Box::new(BufReader::new(opened)), length))
         }

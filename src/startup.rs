@@ -11,7 +11,7 @@ mod jobs;
 
 use jobs::{keep_backfilling, keep_purging, keep_purging_grants};
 
-use crate::config::{OAuthSettings, Settings, SignInMode, StoreKind};
+use crate::config::{OAuthSettings, Secret, Settings, SignInMode, StoreKind};
 use crate::credentials::{self, AdminTokens, MIN_TOKEN_CHARS, SESSION_LIFETIME, Sessions, Tokens};
 use crate::embedding::{Embeddings, Model};
 use crate::gate::Gate;
@@ -94,7 +94,7 @@ impl Application {
             );
         }
         let admin_tokens = AdminTokens::parse(
-            settings.admin_tokens.as_deref(),
+            settings.admin_tokens.as_ref().map(Secret::expose),
             &tokens,
             settings.weak_tokens(),
         )
@@ -182,7 +182,7 @@ fn tokens(settings: &Settings) -> Result<(Tokens, Option<LocalToken>), StartupEr
     let weak = settings.weak_tokens();
     if let Some(spec) = &settings.api_tokens {
         return Ok((
-            Tokens::parse(spec, weak).map_err(StartupError::Config)?,
+            Tokens::parse(spec.expose(), weak).map_err(StartupError::Config)?,
             None,
         ));
     }
@@ -319,7 +319,7 @@ fn upstream(oauth: &OAuthSettings, issuer: &str) -> Result<Upstream, StartupErro
     Upstream::new(OidcSettings {
         issuer: provider.clone(),
         client_id: client_id.clone(),
-        client_secret: client_secret.clone(),
+        client_secret: client_secret.expose().to_owned(),
         redirect_uri: format!("{issuer}{CALLBACK_PATH}"),
     })
     .map_err(|err| StartupError::Config(format!("the OpenID Provider's settings: {err}")))

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
+use super::Secret;
 use crate::oauth::Lifetimes;
 
 /// The OAuth server's settings (docs/oauth.md).
@@ -35,7 +36,7 @@ pub struct OAuthSettings {
         hide_env_values = true,
         global = true
     )]
-    pub oidc_client_secret: Option<String>,
+    pub oidc_client_secret: Option<Secret>,
 
     /// Seconds an access token lasts.
     #[arg(long, env = "KIOKU_OAUTH_ACCESS_TOKEN_SECS", default_value_t = OAuthSettings::ACCESS_TOKEN_SECS,

@@ -195,7 +195,7 @@ async fn a_session_ends_with_its_token() {
         let store = store.clone();
         crate::helpers::spawn_app_with(move |s| {
             s.data_dir = store;
-            s.api_tokens = Some(tokens);
+            s.api_tokens = Some(tokens.into());
         })
     };
     let with_token = instance(format!("{},{}:{}", api_tokens(), fresh.ns, fresh.token)).await;

@@ -24,7 +24,7 @@ async fn spawn_on_firestore(
     spawn_app_with(|s| {
         s.store = Some(StoreKind::Firestore);
         s.google_cloud_project = Some(PROJECT.into());
-        s.api_tokens = Some(format!("{},{extra_token}", api_tokens()));
+        s.api_tokens = Some(format!("{},{extra_token}", api_tokens()).into());
         customize(s);
     })
     .await

@@ -32,7 +32,7 @@ pub fn settings(data_dir: &Path) -> Settings {
     Settings {
         port: 0,
         host: None,
-        api_tokens: Some(api_tokens()),
+        api_tokens: Some(api_tokens().into()),
         store: Some(StoreKind::Sqlite),
         firestore_database: "(default)".into(),
         data_dir: data_dir.to_owned(),
@@ -71,7 +71,7 @@ pub async fn spawn_fresh(store: StoreKind, customize: impl FnOnce(&mut Settings)
     let (ns, token) = (format!("ns-{id}"), format!("tok-{id}"));
     let app = spawn_app_with(|s| {
         on_store(s, store);
-        s.api_tokens = Some(format!("{},{ns}:{token}", api_tokens()));
+        s.api_tokens = Some(format!("{},{ns}:{token}", api_tokens()).into());
         customize(s);
     })
     .await;

@@ -132,7 +132,7 @@ async fn loads_hide_summaries_past_the_retention_age(store: StoreKind) {
     let app = crate::helpers::spawn_app_with(|s| {
         on_store(s, store);
         s.data_dir = dir.path().to_owned();
-        s.api_tokens = Some(format!("{ns}:{token}"));
+        s.api_tokens = Some(format!("{ns}:{token}").into());
         s.retention_days = 30.try_into().ok();
     })
     .await;

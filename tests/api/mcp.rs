@@ -237,7 +237,8 @@ async fn a_token_reaches_only_its_own_namespace_over_mcp() {
         let b_token = format!("tok-b-{id}");
         let Fresh { app, token, .. } = spawn_fresh(store, |s| {
             let tokens = s.api_tokens.take().unwrap();
-            s.api_tokens = Some(format!("{tokens},ns-b-{id}:{b_token}"));
+            let tokens = tokens.expose();
+            s.api_tokens = Some(format!("{tokens},ns-b-{id}:{b_token}").into());
         })
         .await;
         let word = format!("secret{id}");

@@ -168,7 +168,7 @@ async fn backfilled(store: StoreKind) {
             s.google_cloud_project = Some(project);
         }
         s.data_dir = dir;
-        s.api_tokens = Some(format!("{ns}:{token}", ns = before.ns));
+        s.api_tokens = Some(format!("{ns}:{token}", ns = before.ns).into());
         s.embedding_model = Some(model_dir());
     })
     .await;

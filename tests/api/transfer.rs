@@ -174,7 +174,10 @@ async fn bad_lines_are_reported_and_the_good_ones_imported() {
             .contains("read 11 lines: 2 threads, 2 summaries added, 0 already present, 1 profile versions added, 7 bad lines"),
         "{stderr}"
     );
-
+    assert!(
+        stderr.ends_with("kioku: 7 bad lines were skipped; fix them and import again\n"),
+        "{stderr}"
+    );
     assert!(
         !stderr.contains('\u{1b}'),
         "no progress bar when stderr is not a terminal"
@@ -227,4 +230,29 @@ fn a_terminal_gets_a_progress_bar() {
         shown.contains("200 threads, 200 summaries added"),
         "{shown}"
     );
+}
+
+/// A command that cannot start says why on one line, each cause after the last, and fails.
+#[test]
+fn a_command_that_fails_says_why_with_its_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.jsonl");
+    let output = kioku(
+        &["import", &missing.display().to_string()],
+        &sqlite(dir.path()),
+        b"",
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let expected = format!("kioku: {}: No such file or directory", missing.display());
+    assert!(stderr.starts_with(&expected), "{stderr}");
+    let output = kioku(
+        &["import", "--rename", "no-colon"],
+        &sqlite(dir.path()),
+        b"",
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.starts_with("kioku: "), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }

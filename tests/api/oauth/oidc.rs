@@ -30,7 +30,7 @@ async fn spawn_with_provider(store: StoreKind) -> (TestApp, OpenIdProvider) {
     settings.oauth.modes = vec![SignInMode::Oidc];
     settings.oauth.oidc_issuer = Some(provider.issuer().to_owned());
     settings.oauth.oidc_client_id = Some("kioku".into());
-    settings.oauth.oidc_client_secret = Some(secret);
+    settings.oauth.oidc_client_secret = Some(secret.into());
     let app = Application::build_on(settings, listener)
         .await
         .expect("the app starts");

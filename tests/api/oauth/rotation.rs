@@ -88,7 +88,7 @@ async fn instance(fresh: &TestApp, store: StoreKind, tokens: String) -> TestApp 
         on_store(s, store);
         s.data_dir = data_dir;
         s.public_url = Some("http://kioku.test".into());
-        s.api_tokens = Some(tokens);
+        s.api_tokens = Some(tokens.into());
         s.oauth.modes = vec![kioku::config::SignInMode::Token];
     })
     .await
