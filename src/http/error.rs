@@ -199,6 +199,17 @@ impl ResponseError for ApiError {
     }
 }
 
+/// A body an OAuth endpoint could not read whole, as OAuth refuses it (`code`): too large, too
+/// slow or cut off.
+pub fn unread(code: OAuthCode, err: &ApiError) -> OAuthError {
+    let why = match err {
+        ApiError::BodyTooLarge(limit) => format!("the body is larger than {limit} bytes"),
+        ApiError::BodyTimeout(secs) => format!("the body took longer than {secs} seconds"),
+        _ => "the body could not be read".to_owned(),
+    };
+    OAuthError::refused(code, why)
+}
+
 /// A refusal of an OAuth endpoint, in OAuth's shape (RFC 6749, section 5.2) and never cached.
 #[derive(Debug, thiserror::Error)]
 pub enum OAuthFailure {

@@ -12,7 +12,7 @@ use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::error::PayloadError;
 use actix_web::middleware::Next;
-use actix_web::web::Bytes;
+use actix_web::web::{self, Bytes};
 use futures_util::{Stream, StreamExt};
 use tokio::time::Sleep;
 
@@ -52,6 +52,28 @@ pub async fn request_size(
             .await
             .map(ServiceResponse::map_into_left_body),
     }
+}
+
+/// Largest body taken from someone not signed in (a sign-in, a consent, a token request, a
+/// client's metadata): each fits in a few KB. A larger one is refused once it passes this,
+/// and the rest is never read, so that held connections cannot each hold much memory.
+pub const FORM_BODY_BYTES: usize = 16 * 1024;
+
+/// `payload` whole, if it holds at most `limit` bytes and arrives within [`BODY_SECS`]; a
+/// larger one is refused as soon as it passes the limit, the rest unread.
+pub async fn read_body(mut payload: web::Payload, limit: usize) -> Result<Bytes, ApiError> {
+    let mut body = web::BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|e| match timed_out(&e) {
+            true => ApiError::BodyTimeout(BODY_SECS),
+            false => ApiError::MalformedJson(e.to_string()),
+        })?;
+        if body.len() + chunk.len() > limit {
+            return Err(ApiError::BodyTooLarge(limit));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
 }
 
 /// Seconds a request body may take to arrive, all of it: a client that trickles one keeps a

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, web};
 
+use super::limits::FORM_BODY_BYTES;
 use super::pages::Privacy;
 use crate::gate::Gate;
 use crate::memory::Memory;
@@ -56,6 +57,12 @@ impl AppState {
     /// bytes a character, even with every character escaped, plus the other fields.
     pub fn body_limit(&self) -> usize {
         self.memory.rules().max_summary_chars * 12 + 4_096
+    }
+
+    /// Largest form a signed-in person's page posts: room for the longest profile at four
+    /// UTF-8 bytes a character, each percent-encoded, beside the form's other fields.
+    pub fn page_form_limit(&self) -> usize {
+        (self.memory.rules().max_profile_chars * 12 + 4_096).max(FORM_BODY_BYTES)
     }
 
     /// The URL resources are named under: the OAuth issuer's when OAuth is on, so that tokens,

@@ -32,6 +32,8 @@ fn en(code: ErrorCode) -> &'static str {
         InvalidThreadId | MissingThreadId => "That thread could not be found.",
         NothingToForget => "That was forgotten already.",
         EntryTooLarge => "That is too large to keep in one thread.",
+        BodyTooLarge => "That form was larger than this page takes. Shorten what you typed.",
+        BodyTimeout => "That form took too long to arrive. Send it again.",
         RateLimited => "Too many requests for this memory. Wait a minute and try again.",
         StoreUnavailable => "Your memory cannot be reached right now. Try again in a few seconds.",
         _ => "That could not be done. Go back and try again.",
@@ -56,6 +58,8 @@ fn ja(code: ErrorCode) -> &'static str {
         InvalidThreadId | MissingThreadId => "そのスレッドは見つかりませんでした。",
         NothingToForget => "それはすでに忘れられています。",
         EntryTooLarge => "1 つのスレッドに保存するには大きすぎます。",
+        BodyTooLarge => "送られたフォームが大きすぎます。入力した内容を短くしてください。",
+        BodyTimeout => "フォームの送信に時間がかかりすぎました。もう一度送ってください。",
         RateLimited => {
             "この記憶へのリクエストが多すぎます。1 分ほど待ってからもう一度お試しください。"
         }

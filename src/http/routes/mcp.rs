@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
-use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -88,7 +87,7 @@ async fn mcp(
         Err(err @ ApiError::Auth(_)) => return Ok(challenge(&err, &app.resource_base(&req))),
         Err(err) => return Err(err),
     };
-    let body = read_body(body, app.body_limit()).await?;
+    let body = limits::read_body(body, app.body_limit()).await?;
     if let Some(call) = direct_call(&req, &body, &endpoint.hosts)
         && let Some(answer) = endpoint.tools.answer(&ns, call).await
     {
@@ -172,21 +171,6 @@ fn direct_call(req: &HttpRequest, body: &[u8], hosts: &[String]) -> Option<ToolC
 }
 
 /// The body, refused with 413 past `limit` bytes.
-async fn read_body(mut payload: web::Payload, limit: usize) -> Result<web::Bytes, ApiError> {
-    let mut body = web::BytesMut::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|e| match limits::timed_out(&e) {
-            true => ApiError::BodyTimeout(limits::BODY_SECS),
-            false => ApiError::MalformedJson(e.to_string()),
-        })?;
-        if body.len() + chunk.len() > limit {
-            return Err(ApiError::BodyTooLarge(limit));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body.freeze())
-}
-
 /// A refused credential, with where to learn how to get one (RFC 9728, section 5.1).
 fn challenge(err: &ApiError, base_url: &str) -> HttpResponse {
     let mut response = err.error_response();

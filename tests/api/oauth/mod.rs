@@ -1,8 +1,10 @@
 //! The OAuth server, as its clients meet it over HTTP, on each store: a GPT Action's
 //! confidential client, an MCP client that registers itself and uses PKCE (by hand, and
 //! through the official MCP TypeScript SDK), sign-in at a real OpenID Provider, and every
-//! refusal in OAuth's shape; and registrations limited per address.
+//! refusal in OAuth's shape; registrations limited per address; and bodies from anyone not
+//! signed in limited to what they need.
 
+mod bodies;
 mod confidential;
 mod floods;
 pub mod flow;

@@ -16,10 +16,10 @@ pub(super) struct DisconnectForm {
 
 pub(super) async fn disconnect(
     req: HttpRequest,
-    body: web::Bytes,
+    body: web::Payload,
     app: web::Data<AppState>,
 ) -> HttpResponse {
-    let (visit, form) = match posted::<DisconnectForm>(&req, &app, &body).await {
+    let (visit, form) = match posted::<DisconnectForm>(&req, &app, body).await {
         Ok(posted) => posted,
         Err(answer) => return answer,
     };

@@ -20,10 +20,10 @@ pub(super) struct ForgetForm {
 
 pub(super) async fn forget(
     req: HttpRequest,
-    body: web::Bytes,
+    body: web::Payload,
     app: web::Data<AppState>,
 ) -> HttpResponse {
-    let (visit, form) = match posted::<ForgetForm>(&req, &app, &body).await {
+    let (visit, form) = match posted::<ForgetForm>(&req, &app, body).await {
         Ok(posted) => posted,
         Err(answer) => return answer,
     };

@@ -24,7 +24,8 @@ use crate::error_chain::ErrorChain;
 use crate::error_code::ErrorCode;
 use crate::gate::Refusal;
 use crate::http::cookies;
-use crate::http::error::{retry_after, status_of};
+use crate::http::error::{ApiError, retry_after, status_of};
+use crate::http::limits::{FORM_BODY_BYTES, read_body};
 use crate::http::pages::{self, AppNotice, SignInPage, Text};
 use crate::http::state::AppState;
 
@@ -142,16 +143,38 @@ struct Csrf {
 }
 
 /// A signed-in person's posted form, its CSRF token checked; else the answer refusing it.
+/// The body is read only once the session is known, and only up to the page's limit.
 async fn posted<T: DeserializeOwned>(
     req: &HttpRequest,
     app: &AppState,
-    body: &[u8],
+    body: web::Payload,
 ) -> Result<(Visit, T), HttpResponse> {
     let visit = Visit::of(req, app).await?;
-    match visit.form(body) {
+    let body = read_body(body, app.page_form_limit())
+        .await
+        .map_err(|err| unreadable(visit.t, &err))?;
+    match visit.form(&body) {
         Ok(form) => Ok((visit, form)),
         Err(status) => Err(notice(visit.t, status, visit.t.app.form_expired)),
     }
+}
+
+/// The form of someone not signed in yet, read up to [`FORM_BODY_BYTES`]; else the answer
+/// refusing it.
+async fn anonymous_form<T: DeserializeOwned>(
+    t: &'static Text,
+    body: web::Payload,
+) -> Result<T, HttpResponse> {
+    let body = read_body(body, FORM_BODY_BYTES)
+        .await
+        .map_err(|err| unreadable(t, &err))?;
+    read_form(&body).map_err(|status| notice(t, status, t.app.form_expired))
+}
+
+/// A body that could not be read whole, as the page says it.
+fn unreadable(t: &'static Text, err: &ApiError) -> HttpResponse {
+    let (status, message) = refused(t, err.code());
+    notice(t, status, message)
 }
 
 /// `body` as the form `T`, or the status that refuses it.

@@ -7,7 +7,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::{add_cookie, language, lasts, posted, read_form, secure, see_other};
+use super::{add_cookie, anonymous_form, language, lasts, posted, secure, see_other};
 use crate::domain::{Door, Namespace};
 use crate::gate::Refusal;
 use crate::http::cookies::{self, Form};
@@ -25,13 +25,13 @@ pub(super) struct SignInForm {
 
 pub(super) async fn sign_in(
     req: HttpRequest,
-    body: web::Bytes,
+    body: web::Payload,
     app: web::Data<AppState>,
 ) -> HttpResponse {
     let t = language(&req);
-    let form: SignInForm = match read_form(&body) {
+    let form: SignInForm = match anonymous_form(t, body).await {
         Ok(form) => form,
-        Err(status) => return super::notice(t, status, t.app.form_expired),
+        Err(answer) => return answer,
     };
     let again = |status, problem| super::sign_in_page(&req, &app, t, status, None, Some(problem));
     if !cookies::csrf_matches(&req, Form::PageSignIn, &form.csrf) {
@@ -87,13 +87,13 @@ pub(super) fn provider(app: &AppState) -> Option<&str> {
 /// bring back; `/oauth/callback` opens the session.
 pub(super) async fn at_provider(
     req: HttpRequest,
-    body: web::Bytes,
+    body: web::Payload,
     app: web::Data<AppState>,
 ) -> HttpResponse {
     let t = language(&req);
-    let form: SignInForm = match read_form(&body) {
+    let form: SignInForm = match anonymous_form(t, body).await {
         Ok(form) => form,
-        Err(status) => return super::notice(t, status, t.app.form_expired),
+        Err(answer) => return answer,
     };
     let again = |status, problem| super::sign_in_page(&req, &app, t, status, None, Some(problem));
     if !cookies::csrf_matches(&req, Form::PageSignIn, &form.csrf) {
@@ -123,11 +123,11 @@ pub(super) async fn at_provider(
 
 pub(super) async fn sign_out(
     req: HttpRequest,
-    body: web::Bytes,
+    body: web::Payload,
     app: web::Data<AppState>,
 ) -> HttpResponse {
     // The form has nothing but its CSRF token.
-    let (visit, IgnoredAny) = match posted(&req, &app, &body).await {
+    let (visit, IgnoredAny) = match posted(&req, &app, body).await {
         Ok(posted) => posted,
         Err(answer) => return answer,
     };

@@ -95,10 +95,10 @@ pub(super) struct BrowseForm {
 
 pub(super) async fn browse(
     req: HttpRequest,
-    body: web::Bytes,
+    body: web::Payload,
     app: web::Data<AppState>,
 ) -> HttpResponse {
-    let (visit, form) = match posted::<BrowseForm>(&req, &app, &body).await {
+    let (visit, form) = match posted::<BrowseForm>(&req, &app, body).await {
         Ok(posted) => posted,
         Err(answer) => return answer,
     };

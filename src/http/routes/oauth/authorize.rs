@@ -10,7 +10,8 @@ use crate::domain::Door;
 use crate::error_chain::ErrorChain;
 use crate::gate::Refusal;
 use crate::http::cookies::{self, Form};
-use crate::http::error::retry_after;
+use crate::http::error::{retry_after, status_of};
+use crate::http::limits::{FORM_BODY_BYTES, read_body};
 use crate::http::pages::{self, Consent, Notice, Text};
 use crate::http::state::AppState;
 use crate::oauth::{AuthorizationParams, AuthorizationRequest, AuthorizationServer, RequestError};
@@ -52,9 +53,17 @@ pub async fn show(OAuthOn(oauth): OAuthOn, req: HttpRequest) -> HttpResponse {
 pub async fn decide(
     OAuthOn(oauth): OAuthOn,
     req: HttpRequest,
-    form: web::Bytes,
+    form: web::Payload,
     app: web::Data<AppState>,
 ) -> HttpResponse {
+    let form = match read_body(form, FORM_BODY_BYTES).await {
+        Ok(form) => form,
+        Err(err) => {
+            let t = pages::language(&req, None);
+            let status = status_of(err.code());
+            return notice(&req, Some(t), status, pages::refusal(t, err.code()));
+        }
+    };
     let (params, page) = match fields(&form) {
         Ok(fields) => fields,
         Err(why) => return notice(&req, None, StatusCode::BAD_REQUEST, &why),

@@ -7,7 +7,8 @@ use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::OAuthOn;
 use crate::domain::Door;
-use crate::http::error::OAuthFailure;
+use crate::http::error::{OAuthFailure, unread};
+use crate::http::limits::{FORM_BODY_BYTES, read_body};
 use crate::http::state::AppState;
 use crate::oauth::client::{self, Registration};
 use crate::oauth::{ErrorCode, OAuthError};
@@ -16,12 +17,16 @@ pub async fn register(
     OAuthOn(oauth): OAuthOn,
     req: HttpRequest,
     app: web::Data<AppState>,
-    body: web::Bytes,
+    body: web::Payload,
 ) -> Result<HttpResponse, OAuthFailure> {
     let address = app.site.client_address(&req);
     app.gate
         .unsigned_write(address, Door::Register)
         .map_err(OAuthFailure::Throttled)?;
+    // Read only once the address may register, and no more than metadata needs.
+    let body = read_body(body, FORM_BODY_BYTES)
+        .await
+        .map_err(|err| unread(ErrorCode::InvalidClientMetadata, &err))?;
     // Section 3.2.2: metadata that cannot be read is invalid metadata.
     let registration: Registration = serde_json::from_slice(&body).map_err(|e| {
         OAuthError::refused(

@@ -9,15 +9,16 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::OAuthOn;
-use crate::http::error::OAuthFailure;
+use crate::http::error::{OAuthFailure, unread};
+use crate::http::limits::{FORM_BODY_BYTES, read_body};
 use crate::oauth::{BasicCredentials, ErrorCode, OAuthError, TokenParams};
 
 pub async fn token(
     OAuthOn(oauth): OAuthOn,
     req: HttpRequest,
-    body: web::Bytes,
+    body: web::Payload,
 ) -> Result<HttpResponse, OAuthFailure> {
-    let params: TokenParams = form(&req, &body)?;
+    let params: TokenParams = form(&req, body).await?;
     let answer = oauth.token(params, basic(&req)?).await?;
     // Section 5.1: a response holding tokens is never cached.
     Ok(HttpResponse::Ok()
@@ -37,9 +38,9 @@ struct RevokeParams {
 pub async fn revoke(
     OAuthOn(oauth): OAuthOn,
     req: HttpRequest,
-    body: web::Bytes,
+    body: web::Payload,
 ) -> Result<HttpResponse, OAuthFailure> {
-    let params: RevokeParams = form(&req, &body)?;
+    let params: RevokeParams = form(&req, body).await?;
     let Some(token) = params.token else {
         return Err(OAuthError::refused(ErrorCode::InvalidRequest, "token is missing").into());
     };
@@ -57,7 +58,7 @@ pub async fn revoke(
 }
 
 /// The form body; each parameter at most once (RFC 6749, section 3.2), unknown ones ignored.
-fn form<T: DeserializeOwned>(req: &HttpRequest, body: &[u8]) -> Result<T, OAuthError> {
+async fn form<T: DeserializeOwned>(req: &HttpRequest, body: web::Payload) -> Result<T, OAuthError> {
     let is_form = req
         .headers()
         .get(header::CONTENT_TYPE)
@@ -69,8 +70,11 @@ fn form<T: DeserializeOwned>(req: &HttpRequest, body: &[u8]) -> Result<T, OAuthE
             "send the parameters as application/x-www-form-urlencoded",
         ));
     }
+    let body = read_body(body, FORM_BODY_BYTES)
+        .await
+        .map_err(|err| unread(ErrorCode::InvalidRequest, &err))?;
     // The error names the field, never a value.
-    serde_urlencoded::from_bytes(body).map_err(|e| {
+    serde_urlencoded::from_bytes(&body).map_err(|e| {
         OAuthError::refused(
             ErrorCode::InvalidRequest,
             format!("the form could not be read: {e}; send each parameter once"),
