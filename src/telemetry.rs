@@ -24,6 +24,12 @@ const TRACE_FIELD: &str = "logging.googleapis.com/trace";
 /// log.
 const DEFAULT_FILTER: &str = "info,rmcp=warn";
 
+/// The MCP SDK's events carry what a client sent (a request's id, a tool's name, its `Host`
+/// and `Origin` headers, the error it provoked), so only where they were raised is logged.
+const SDK_TARGET: &str = "rmcp";
+const WITHHELD: &str =
+    "the MCP SDK reported this; its details are withheld, as they may hold what a client sent";
+
 /// Installs the global subscriber. `RUST_LOG` adjusts levels (default [`DEFAULT_FILTER`]).
 pub fn init(format: LogFormat) {
     let filter =
@@ -33,9 +39,83 @@ pub fn init(format: LogFormat) {
         .with_ansi(std::io::stdout().is_terminal());
     // A second call (as in tests that start several apps) keeps the first subscriber.
     let _ = match format {
-        LogFormat::Text => builder.try_init(),
-        LogFormat::Json => builder.event_format(CloudLogging).try_init(),
+        LogFormat::Text => builder
+            .event_format(Withheld(subscriber_fmt::format()))
+            .try_init(),
+        LogFormat::Json => builder.event_format(Withheld(CloudLogging)).try_init(),
     };
+}
+
+/// Whether `event` is the MCP SDK's, whose details are not logged.
+fn from_the_sdk(event: &Event<'_>) -> bool {
+    let target = event.metadata().target();
+    target == SDK_TARGET || target.starts_with("rmcp::")
+}
+
+/// Where an event was raised, the one detail of the SDK's that is logged.
+fn raised_at(event: &Event<'_>) -> String {
+    let meta = event.metadata();
+    format!(
+        "{}:{}",
+        meta.file().unwrap_or("?"),
+        meta.line().unwrap_or_default()
+    )
+}
+
+/// A format that writes the MCP SDK's events without their message and fields, and every
+/// other event as `F` does.
+struct Withheld<F>(F);
+
+impl<S, N, F> FormatEvent<S, N> for Withheld<F>
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+    F: FormatEvent<S, N> + SdkLine,
+{
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        writer: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
+        match from_the_sdk(event) {
+            true => self.0.sdk_line(writer, event),
+            false => self.0.format_event(ctx, writer, event),
+        }
+    }
+}
+
+/// How a format writes an MCP SDK event, withheld.
+trait SdkLine {
+    fn sdk_line(&self, writer: Writer<'_>, event: &Event<'_>) -> fmt::Result;
+}
+
+impl<L, T> SdkLine for subscriber_fmt::format::Format<L, T> {
+    fn sdk_line(&self, mut writer: Writer<'_>, event: &Event<'_>) -> fmt::Result {
+        let meta = event.metadata();
+        let time = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.6fZ");
+        let at = raised_at(event);
+        writeln!(
+            writer,
+            "{time} {:>5} {}: {WITHHELD} ({at})",
+            meta.level(),
+            meta.target()
+        )
+    }
+}
+
+impl SdkLine for CloudLogging {
+    fn sdk_line(&self, mut writer: Writer<'_>, event: &Event<'_>) -> fmt::Result {
+        let meta = event.metadata();
+        let line = serde_json::json!({
+            "severity": severity(*meta.level()),
+            "time": chrono::Utc::now().to_rfc3339(),
+            "target": meta.target(),
+            "message": WITHHELD,
+            "raised_at": raised_at(event),
+        });
+        writeln!(writer, "{line}")
+    }
 }
 
 /// The JSON line format.

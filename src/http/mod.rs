@@ -30,6 +30,13 @@ pub use state::{AppState, Site};
 
 /// Seconds in-flight requests get to finish after SIGTERM; Cloud Run allows 10.
 const SHUTDOWN_GRACE_SECS: u64 = 8;
+/// Connections each worker (one a core) holds at once; more wait in the listen backlog. Far
+/// above Cloud Run's concurrency (80 requests an instance), and a bound on what held
+/// connections cost a self-hosted instance: each holds at most a request head and a body of
+/// its endpoint's limit, for at most [`HEAD_TIMEOUT`] and then [`limits::BODY_SECS`].
+const MAX_CONNECTIONS_PER_WORKER: usize = 2_048;
+/// How long a connection may take to send a request's head (actix's default, made explicit).
+const HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Serves on `listener` until SIGTERM or SIGINT, then lets in-flight requests finish.
 pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> {
@@ -62,6 +69,8 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             )
             .configure(routes::configure)
     })
+    .max_connections(MAX_CONNECTIONS_PER_WORKER)
+    .client_request_timeout(HEAD_TIMEOUT)
     .listen(listener)?
     .shutdown_timeout(SHUTDOWN_GRACE_SECS)
     .run();

@@ -1,16 +1,18 @@
 //! What a hostile or careless client cannot make kioku do: hold a connection with a trickled
-//! body, get an answer sniffed or cached, put what it sent into the log, or find the memory
-//! files open to other users; and on Cloud Run, the URL kioku names is never a request's.
+//! body, get an answer sniffed or cached, put what it sent into the log (through kioku or the
+//! MCP SDK), or find the memory files open to other users; and on Cloud Run, the URL kioku
+//! names is never a request's.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::helpers::{ALICE, Process, api_tokens, ok_json, spawn_app, spawn_app_with};
+use crate::mcp::{mcp_post, tools_call};
 
 /// A body sent a byte a second is cut off with 408 JSON, and stores nothing.
 #[tokio::test]
@@ -148,6 +150,42 @@ async fn what_a_client_sends_is_not_logged() {
             "{line}"
         );
         assert!(line.len() < 2_000, "a line of {} bytes", line.len());
+    }
+}
+
+/// The MCP SDK's own log lines (a rejected `Origin`, a request it answered with an error) say
+/// where they were raised and nothing of what the client sent.
+#[tokio::test]
+async fn the_mcp_sdk_logs_nothing_a_client_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = api_tokens();
+    let env = [
+        ("API_TOKENS", tokens.as_str()),
+        ("KIOKU_PUBLIC_URL", "https://kioku.example"),
+    ];
+    let server = Process::start(dir.path(), &env).unwrap();
+    let app = server.app();
+    let initialize = json!({"jsonrpc": "2.0", "id": "id-marker-1", "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "client-marker", "version": "1"}}});
+    let from_elsewhere = mcp_post(&app, Some(ALICE), &initialize)
+        .header("origin", "https://origin-marker.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(from_elsewhere.status(), 403);
+    let mut unknown = tools_call("tool-marker", json!({"argument-marker": 1}));
+    unknown["id"] = json!("id-marker-2");
+    let refused = mcp_post(&app, Some(ALICE), &unknown).send().await.unwrap();
+    assert!(refused.status().is_success(), "{}", refused.status());
+    let (_, log) = server.stop_and_collect();
+    let withheld = log
+        .iter()
+        .filter(|l| l.contains(r#""target":"rmcp"#) && l.contains("details are withheld"))
+        .count();
+    assert!(withheld >= 2, "the SDK's lines: {log:#?}");
+    for line in &log {
+        assert!(!line.contains("marker"), "{line}");
     }
 }
 
