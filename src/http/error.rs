@@ -201,13 +201,13 @@ impl ResponseError for ApiError {
 
 /// A body an OAuth endpoint could not read whole, as OAuth refuses it (`code`): too large, too
 /// slow or cut off.
-pub fn unread(code: OAuthCode, err: &ApiError) -> OAuthError {
+pub fn unread(code: OAuthCode, err: &ApiError) -> OAuthFailure {
     let why = match err {
         ApiError::BodyTooLarge(limit) => format!("the body is larger than {limit} bytes"),
         ApiError::BodyTimeout(secs) => format!("the body took longer than {secs} seconds"),
         _ => "the body could not be read".to_owned(),
     };
-    OAuthError::refused(code, why)
+    OAuthFailure::Unread(OAuthError::refused(code, why))
 }
 
 /// A refusal of an OAuth endpoint, in OAuth's shape (RFC 6749, section 5.2) and never cached.
@@ -219,6 +219,10 @@ pub enum OAuthFailure {
     /// it may again after the wait.
     #[error("this address may store no more for {0:?}")]
     Throttled(Duration),
+    /// A body refused before it was read whole: the answer closes the connection, so that the
+    /// rest of the body is neither read nor kept.
+    #[error(transparent)]
+    Unread(OAuthError),
 }
 
 impl ResponseError for OAuthFailure {
@@ -228,7 +232,7 @@ impl ResponseError for OAuthFailure {
                 code: OAuthCode::InvalidClient | OAuthCode::InvalidToken,
                 ..
             }) => StatusCode::UNAUTHORIZED,
-            Self::OAuth(OAuthError::Refused { .. }) => StatusCode::BAD_REQUEST,
+            Self::OAuth(OAuthError::Refused { .. }) | Self::Unread(_) => StatusCode::BAD_REQUEST,
             Self::OAuth(OAuthError::Store(_) | OAuthError::Upstream(_)) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
@@ -241,11 +245,15 @@ impl ResponseError for OAuthFailure {
         response
             .insert_header((header::CACHE_CONTROL, "no-store"))
             .insert_header((header::PRAGMA, "no-cache"));
+        if let Self::Unread(_) = self {
+            response.force_close();
+        }
         let (code, description) = match self {
-            Self::OAuth(OAuthError::Refused { code, description }) => {
+            Self::OAuth(OAuthError::Refused { code, description })
+            | Self::Unread(OAuthError::Refused { code, description }) => {
                 (code.as_str(), description.clone())
             }
-            Self::OAuth(cause) => {
+            Self::OAuth(cause) | Self::Unread(cause) => {
                 tracing::error!(error = %ErrorChain(cause), "an OAuth request failed");
                 response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECS));
                 (

@@ -13,7 +13,7 @@ mod view;
 pub(super) use sign_in::enter;
 
 use actix_web::cookie::time::Duration;
-use actix_web::http::{StatusCode, header};
+use actix_web::http::{ConnectionType, StatusCode, header};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, guard, web};
 use askama::Template;
 use serde::de::DeserializeOwned;
@@ -172,9 +172,12 @@ async fn anonymous_form<T: DeserializeOwned>(
 }
 
 /// A body that could not be read whole, as the page says it.
+/// The connection is closed after it, so that the rest of the body is neither read nor kept.
 fn unreadable(t: &'static Text, err: &ApiError) -> HttpResponse {
     let (status, message) = refused(t, err.code());
-    notice(t, status, message)
+    let mut answer = notice(t, status, message);
+    answer.head_mut().set_connection_type(ConnectionType::Close);
+    answer
 }
 
 /// `body` as the form `T`, or the status that refuses it.

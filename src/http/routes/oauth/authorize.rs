@@ -1,7 +1,7 @@
 //! `GET /oauth/authorize` shows the consent page; `POST` takes the person's decision, with the
 //! page's CSRF token, and sends them back to the app, or on to the OpenID Provider.
 
-use actix_web::http::{StatusCode, header};
+use actix_web::http::{ConnectionType, StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
@@ -61,7 +61,10 @@ pub async fn decide(
         Err(err) => {
             let t = pages::language(&req, None);
             let status = status_of(err.code());
-            return notice(&req, Some(t), status, pages::refusal(t, err.code()));
+            let mut answer = notice(&req, Some(t), status, pages::refusal(t, err.code()));
+            // The rest of the body is neither read nor kept.
+            answer.head_mut().set_connection_type(ConnectionType::Close);
+            return answer;
         }
     };
     let (params, page) = match fields(&form) {

@@ -58,7 +58,10 @@ pub async fn revoke(
 }
 
 /// The form body; each parameter at most once (RFC 6749, section 3.2), unknown ones ignored.
-async fn form<T: DeserializeOwned>(req: &HttpRequest, body: web::Payload) -> Result<T, OAuthError> {
+async fn form<T: DeserializeOwned>(
+    req: &HttpRequest,
+    body: web::Payload,
+) -> Result<T, OAuthFailure> {
     let is_form = req
         .headers()
         .get(header::CONTENT_TYPE)
@@ -68,7 +71,8 @@ async fn form<T: DeserializeOwned>(req: &HttpRequest, body: web::Payload) -> Res
         return Err(OAuthError::refused(
             ErrorCode::InvalidRequest,
             "send the parameters as application/x-www-form-urlencoded",
-        ));
+        )
+        .into());
     }
     let body = read_body(body, FORM_BODY_BYTES)
         .await
@@ -79,6 +83,7 @@ async fn form<T: DeserializeOwned>(req: &HttpRequest, body: web::Payload) -> Res
             ErrorCode::InvalidRequest,
             format!("the form could not be read: {e}; send each parameter once"),
         )
+        .into()
     })
 }
 
