@@ -112,7 +112,7 @@ fn tool<Arguments: JsonSchema + Any, Output: JsonSchema + Any>(
 fn arguments_schema<Arguments: JsonSchema + Any>() -> Arc<JsonObject> {
     let mut schema = (*schema_for_type::<Arguments>()).clone();
     schema.insert("additionalProperties".into(), false.into());
-    Arc::new(schema)
+    Arc::new(standard(schema))
 }
 
 /// The first of `sent` that the request type does not take, and the names it does: the
@@ -153,5 +153,96 @@ fn answer_or_refusal(answer: Arc<JsonObject>) -> Arc<JsonObject> {
     if !defs.is_empty() {
         schema.insert("$defs".into(), defs.into());
     }
-    Arc::new(schema)
+    Arc::new(standard(schema))
+}
+
+/// The formats JSON Schema defines (2020-12 validation, section 7.3). schemars also writes
+/// Rust's number types ("uint64", "uint32", "double"), which no validator knows: the TypeScript
+/// SDK's logs a warning for each one per `tools/list`. The `minimum: 0` beside an unsigned one
+/// already says what it would.
+const STANDARD_FORMATS: [&str; 19] = [
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// `schema` with only [`STANDARD_FORMATS`], in every subschema.
+fn standard(mut schema: JsonObject) -> JsonObject {
+    fn visit(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                let custom = map
+                    .get("format")
+                    .and_then(Value::as_str)
+                    .is_some_and(|format| !STANDARD_FORMATS.contains(&format));
+                if custom {
+                    map.remove("format");
+                }
+                map.values_mut().for_each(visit);
+            }
+            Value::Array(items) => items.iter_mut().for_each(visit),
+            _ => {}
+        }
+    }
+    schema.values_mut().for_each(visit);
+    schema
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every subschema of `value`, itself included.
+    fn subschemas(value: &Value) -> Vec<&JsonObject> {
+        match value {
+            Value::Object(map) => std::iter::once(map)
+                .chain(map.values().flat_map(subschemas))
+                .collect(),
+            Value::Array(items) => items.iter().flat_map(subschemas).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn schemas_are_standard_json_schema_with_counts_bounded_below() {
+        for tool in all() {
+            let output = tool.output_schema.clone().expect("every tool has one");
+            for schema in [tool.input_schema.clone(), output] {
+                let schema = Value::Object((*schema).clone());
+                for sub in subschemas(&schema) {
+                    if let Some(format) = sub.get("format").and_then(Value::as_str) {
+                        assert!(
+                            STANDARD_FORMATS.contains(&format),
+                            "{}: {format}",
+                            tool.name
+                        );
+                    }
+                    let integer = match sub.get("type") {
+                        Some(Value::String(one)) => one == "integer",
+                        Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
+                        _ => false,
+                    };
+                    if integer {
+                        assert!(sub.get("minimum").is_some(), "{}: {sub:?}", tool.name);
+                    }
+                }
+            }
+        }
+    }
 }

@@ -215,7 +215,7 @@ async fn mcp_takes_only_known_bearer_tokens() {
         let metadata = format!("{}/.well-known/oauth-protected-resource/mcp", app.base);
         assert_eq!(
             response.headers()["www-authenticate"],
-            format!("Bearer resource_metadata=\"{metadata}\"").as_str()
+            format!("Bearer resource_metadata=\"{metadata}\", scope=\"memory\"").as_str()
         );
         error_json(response, 401, "missing_credentials").await;
         // The challenge names the document a client learns about the resource from.

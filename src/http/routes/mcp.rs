@@ -20,6 +20,7 @@ use crate::http::error::ApiError;
 use crate::http::limits;
 use crate::http::state::AppState;
 use crate::mcp::{MemoryServer, ToolCall};
+use crate::oauth::SCOPE;
 use crate::store::Usage;
 
 /// The MCP endpoint: kioku's tools behind the SDK's transport, and the hosts that transport
@@ -170,8 +171,8 @@ fn direct_call(req: &HttpRequest, body: &[u8], hosts: &[String]) -> Option<ToolC
     plain.then(|| ToolCall::read(body, text("mcp-protocol-version")?))?
 }
 
-/// The body, refused with 413 past `limit` bytes.
-/// A refused credential, with where to learn how to get one (RFC 9728, section 5.1).
+/// A refused credential, with where to learn how to get one (RFC 9728, section 5.1) and the
+/// scope to ask for (MCP authorization, "Scope Selection Strategy").
 fn challenge(err: &ApiError, base_url: &str) -> HttpResponse {
     let mut response = err.error_response();
     // RFC 6750, section 3.1: a token that was presented and refused says so.
@@ -179,7 +180,9 @@ fn challenge(err: &ApiError, base_url: &str) -> HttpResponse {
         ApiError::Auth(AuthError::InvalidAccessToken { .. }) => r#"error="invalid_token", "#,
         _ => "",
     };
-    let value = format!("Bearer {error}resource_metadata=\"{base_url}{RESOURCE_METADATA_PATH}\"");
+    let value = format!(
+        "Bearer {error}resource_metadata=\"{base_url}{RESOURCE_METADATA_PATH}\", scope=\"{SCOPE}\""
+    );
     if let Ok(value) = header::HeaderValue::from_str(&value) {
         response
             .headers_mut()
