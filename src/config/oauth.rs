@@ -48,6 +48,12 @@ pub struct OAuthSettings {
           value_parser = clap::value_parser!(u64).range(1..=365), global = true)]
     pub refresh_token_days: u64,
 
+    /// Seconds a rotated refresh token, sent again, still gets the pair its rotation issued (a
+    /// client that refreshed twice at once); past them, or at 0, it revokes the grant.
+    #[arg(long, env = "KIOKU_OAUTH_REFRESH_RACE_SECS", default_value_t = OAuthSettings::REFRESH_RACE_SECS,
+          value_parser = clap::value_parser!(u64).range(0..=60), global = true)]
+    pub refresh_race_secs: u64,
+
     /// Seconds an authorization code may wait to be exchanged.
     #[arg(long, env = "KIOKU_OAUTH_CODE_SECS", default_value_t = OAuthSettings::CODE_SECS,
           value_parser = clap::value_parser!(u64).range(1..=600), global = true)]
@@ -66,6 +72,7 @@ impl OAuthSettings {
     const ACCESS_TOKEN_SECS: u64 = 3_600;
     const REFRESH_TOKEN_DAYS: u64 = 30;
     const CODE_SECS: u64 = 60;
+    const REFRESH_RACE_SECS: u64 = 10;
 
     pub fn enabled(&self) -> bool {
         !self.modes.is_empty()
@@ -76,6 +83,7 @@ impl OAuthSettings {
             code: Duration::from_secs(self.code_secs),
             access_token: Duration::from_secs(self.access_token_secs),
             refresh_token: Duration::from_secs(self.refresh_token_days * 86_400),
+            refresh_race: Duration::from_secs(self.refresh_race_secs),
         }
     }
 }
@@ -91,6 +99,7 @@ impl Default for OAuthSettings {
             access_token_secs: Self::ACCESS_TOKEN_SECS,
             refresh_token_days: Self::REFRESH_TOKEN_DAYS,
             code_secs: Self::CODE_SECS,
+            refresh_race_secs: Self::REFRESH_RACE_SECS,
         }
     }
 }

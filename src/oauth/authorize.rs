@@ -118,7 +118,8 @@ impl AuthorizationServer {
     }
 
     fn redirect(&self, request: &AuthorizationRequest, pairs: &[(&str, &str)]) -> String {
-        let mut url = Url::parse(&request.redirect_uri).expect("registered redirect URIs parse");
+        let mut url = Url::parse(&request.redirect_uri)
+            .expect("a matched redirect URI parses (redirect_uri::matches)");
         {
             let mut query = url.query_pairs_mut();
             query.extend_pairs(pairs);

@@ -1,11 +1,10 @@
-//! Clients: how one registers itself (RFC 7591) or is added by the operator, and the rules
-//! its redirect URIs keep.
+//! Clients: how one registers itself (RFC 7591) or is added by the operator.
 
 use chrono::Utc;
 use serde::{Deserialize, Serialize};
-use url::Url;
 
 use super::error::{ErrorCode, OAuthError, refuse};
+use super::redirect_uri;
 use super::secret::{self, SecretKind};
 use crate::domain::is_forbidden_in_a_name;
 use crate::store::{Client, GrantStore, StoreError};
@@ -162,7 +161,7 @@ pub async fn add_redirect_uri(
             format!("no client {client_id:?}"),
         );
     };
-    check_redirect_uri(uri)?;
+    redirect_uri::check(uri)?;
     if !client.redirect_uris.iter().any(|known| known == uri) {
         if client.redirect_uris.len() >= MAX_REDIRECT_URIS {
             return refuse(
@@ -203,7 +202,7 @@ fn new_client(
         );
     }
     for uri in &redirect_uris {
-        check_redirect_uri(uri)?;
+        redirect_uri::check(uri)?;
     }
     let secret = confidential.then(|| secret::issue(SecretKind::ClientSecret));
     let client = Client {
@@ -217,96 +216,9 @@ fn new_client(
     Ok((client, secret))
 }
 
-/// Private-use schemes without a dot that MCP clients in wide use register (Cursor, VS Code):
-/// named one by one, so that no scheme the browser itself handles gets in.
-const APP_SCHEMES: [&str; 3] = ["cursor", "vscode", "vscode-insiders"];
-
-/// A redirect URI is absolute with no fragment (RFC 6749, section 3.1.2). Allowed, and nothing
-/// else: `https`; `http` on a loopback address written as RFC 8252 section 7.3 has it
-/// (`127.0.0.1`, `[::1]`, or `localhost`, not `127.1` or `0x7f000001`); an app's private-use
-/// scheme, which section 7.1 has in reverse domain order, so with a dot (`com.example.app:`),
-/// or one of [`APP_SCHEMES`].
-pub fn check_redirect_uri(uri: &str) -> Result<(), OAuthError> {
-    let invalid = |why: &str| {
-        refuse(
-            ErrorCode::InvalidRedirectUri,
-            format!("redirect URI {uri:?} {why}"),
-        )
-    };
-    let Ok(url) = Url::parse(uri) else {
-        return invalid("is not an absolute URI");
-    };
-    if url.fragment().is_some() {
-        return invalid("has a fragment, which RFC 6749 section 3.1.2 forbids");
-    }
-    match url.scheme() {
-        "https" => Ok(()),
-        "http" if is_loopback(&url, uri) => Ok(()),
-        "http" => invalid(
-            "uses http on a host other than a loopback address (127.0.0.1, [::1] or \
-             localhost): register an https one",
-        ),
-        scheme if scheme.contains('.') || APP_SCHEMES.contains(&scheme) => Ok(()),
-        _ => invalid(
-            "uses a scheme that is not for redirects: register https, http on a loopback \
-             address, or an app's own scheme in reverse domain order (com.example.app:/callback)",
-        ),
-    }
-}
-
-/// Whether the host is a loopback one, as `uri` writes it: the parser reads `127.1` and
-/// `0x7f000001` as `127.0.0.1` too, but then the registered text is not that address.
-fn is_loopback(url: &Url, uri: &str) -> bool {
-    let loopback = match url.host() {
-        Some(url::Host::Domain(host)) => host == "localhost",
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    };
-    loopback
-        && url
-            .host_str()
-            .is_some_and(|host| uri.starts_with(&format!("http://{host}")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn redirect_uris_are_https_loopback_or_an_apps_own_scheme() {
-        for good in [
-            "https://chat.openai.com/aip/g-1/oauth/callback",
-            "http://127.0.0.1:33418/callback",
-            "http://localhost:6274/oauth/callback",
-            "http://[::1]/cb",
-            "cursor://anysphere.cursor-mcp/oauth/callback",
-            "vscode://vscode.github-authentication/did-authenticate",
-            "com.example.app:/oauth2redirect",
-        ] {
-            assert!(check_redirect_uri(good).is_ok(), "{good}");
-        }
-        for bad in [
-            "http://evil.example/cb",
-            "https://a.example/cb#frag",
-            "javascript:alert(1)",
-            "data:text/html,x",
-            "/relative",
-            // What a deny-list let through: schemes the browser or the system handles, and
-            // loopback addresses written otherwise than RFC 8252 has them.
-            "view-source:https://a.example/",
-            "jar:https://a.example/x.jar!/",
-            "chrome://settings",
-            "mailto:a@example.com",
-            "ms-settings:privacy",
-            "http://127.1/cb",
-            "http://0x7f000001/cb",
-            "http://2130706433/cb",
-            "myapp://cb",
-        ] {
-            assert!(check_redirect_uri(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn a_registration_defaults_to_a_confidential_client() {

@@ -3,9 +3,11 @@
 //! typed, or a person's own, from who an OpenID Provider says they are.
 //!
 //! - [`AuthorizationServer`] (`server`): the issuer, its store, lifetimes and sign-in modes.
-//! - `client`: registration (RFC 7591) and operators' clients; redirect URI rules.
+//! - `client`: registration (RFC 7591) and operators' clients; `redirect_uri`: the rules
+//!   its redirect URIs keep, and which requested one matches (RFC 8252's loopback ports).
 //! - `request` and `authorize`: the authorization request, the code, sign-in upstream.
-//! - `token` and `revoke`: the token endpoint (RFC 6749, PKCE, RFC 8707) and RFC 7009.
+//! - `token` and `revoke`: the token endpoint (RFC 6749, PKCE, RFC 8707) and RFC 7009;
+//!   `rotation`: a refresh token's rotation, kept sealed for a client's race.
 //! - `access`: an access token presented to the API or to `/mcp`.
 //! - [`connected`]: a namespace's grants as the memory page shows them, and disconnecting one.
 //! - [`metadata`]: RFC 8414 and RFC 9728 documents. [`oidc`]: the OpenID Provider's client.
@@ -22,9 +24,11 @@ mod error;
 mod issued;
 pub mod metadata;
 pub mod oidc;
+mod redirect_uri;
 mod request;
 mod resource;
 mod revoke;
+mod rotation;
 mod secret;
 mod server;
 mod token;

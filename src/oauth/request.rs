@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::client;
 use super::error::{ErrorCode, OAuthError};
+use super::redirect_uri;
 use super::resource;
 use super::secret;
 use crate::store::{Client, GrantStore};
@@ -72,10 +73,16 @@ impl AuthorizationParams {
             Ok(None) => return shown("No app with this client_id is registered here."),
             Err(err) => return Err(RequestError::Failed(err.into())),
         };
-        // RFC 6749, section 3.1.2.3: compared exactly; may be left out only when the client has
-        // a single one.
+        // RFC 6749, section 3.1.2.3: compared exactly, but for a loopback port; may be left out
+        // only when the client has a single one.
         let redirect_uri = match (&self.redirect_uri, client.redirect_uris.as_slice()) {
-            (Some(uri), registered) if registered.contains(uri) => uri.clone(),
+            (Some(uri), registered)
+                if registered
+                    .iter()
+                    .any(|known| redirect_uri::matches(known, uri)) =>
+            {
+                uri.clone()
+            }
             (Some(_), _) => {
                 return shown(
                     "The redirect_uri is not one registered for this app, so this server will not send you there.",

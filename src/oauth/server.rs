@@ -18,6 +18,9 @@ pub struct Lifetimes {
     pub access_token: Duration,
     /// Each use issues a new one, lasting this long again; so does the grant.
     pub refresh_token: Duration,
+    /// How long a rotated refresh token, presented again, gets the pair its rotation issued
+    /// (a client's race) rather than revoking the grant; zero: never.
+    pub refresh_race: Duration,
 }
 
 /// How long a person has to sign in at the OpenID Provider and come back.

@@ -1,7 +1,7 @@
 //! The token endpoint (RFC 6749, section 3.2): a code or a refresh token exchanged for an
 //! access token and a new refresh token, by an authenticated client (section 2.3).
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::client;
@@ -9,6 +9,7 @@ use super::error::{ErrorCode, OAuthError, refuse};
 use super::issued::{CodeBody, TokenBody};
 use super::request::SCOPE;
 use super::resource;
+use super::rotation;
 use super::secret::{self, SecretKind};
 use super::server::{AuthorizationServer, SIGNED_OUT, after};
 use crate::store::{Client, Credential, CredentialKind, Grant, Redeemed, StoreError};
@@ -41,6 +42,20 @@ pub struct TokenResponse {
     expires_in: u64,
     refresh_token: String,
     scope: &'static str,
+}
+
+impl TokenResponse {
+    /// The answer carrying `pair`, as of `now`.
+    fn new(pair: rotation::Pair, now: DateTime<Utc>) -> Self {
+        let left = (pair.access_expires_at - now).num_seconds().max(0);
+        Self {
+            access_token: pair.access_token,
+            token_type: "Bearer",
+            expires_in: left.unsigned_abs(),
+            refresh_token: pair.refresh_token,
+            scope: SCOPE,
+        }
+    }
 }
 
 impl AuthorizationServer {
@@ -182,7 +197,7 @@ impl AuthorizationServer {
             }
         }
         let audience = self.token_audience(&body.grant, params.resource.as_deref())?;
-        self.issue_tokens(body.grant, audience).await
+        self.issue_tokens(body.grant, audience, None).await
     }
 
     async fn refresh(
@@ -215,8 +230,14 @@ impl AuthorizationServer {
         match self.store.redeem(&digest).await? {
             Redeemed::First(_) => {}
             // OAuth 2.1, section 4.3.1: a rotated refresh token used again means it leaked;
-            // the whole grant goes.
+            // the whole grant goes. Unless its rotation is seconds old: then it is the client's
+            // own race, and it gets what the rotation gave.
             Redeemed::Again(_) => {
+                if !self.lifetimes.refresh_race.is_zero()
+                    && let Some(pair) = rotation::kept(self.store.as_ref(), token).await?
+                {
+                    return Ok(TokenResponse::new(pair, Utc::now()));
+                }
                 self.store.revoke_grant(&body.grant.id).await?;
                 return invalid("this refresh token was used already; the grant is revoked");
             }
@@ -226,7 +247,7 @@ impl AuthorizationServer {
             None => body.audience,
             Some(_) => self.token_audience(&body.grant, params.resource.as_deref())?,
         };
-        self.issue_tokens(body.grant, audience).await
+        self.issue_tokens(body.grant, audience, Some(token)).await
     }
 
     /// The audience of the tokens: the resource the token request names (RFC 8707, section
@@ -249,11 +270,13 @@ impl AuthorizationServer {
     }
 
     /// A new access token and refresh token under `grant`, which lasts as long as the refresh
-    /// token from now; nothing if the grant was revoked meanwhile.
+    /// token from now; nothing if the grant was revoked meanwhile. For a refresh, the pair is
+    /// kept for a client's race on the `rotated` refresh token.
     async fn issue_tokens(
         &self,
         grant: Grant,
         audience: String,
+        rotated: Option<&str>,
     ) -> Result<TokenResponse, OAuthError> {
         let now = Utc::now();
         let access = secret::issue(SecretKind::AccessToken);
@@ -271,14 +294,29 @@ impl AuthorizationServer {
             })
             .expect("a token's body serializes"),
         };
-        let credentials = [
+        let pair = rotation::Pair {
+            access_expires_at: after(now, self.lifetimes.access_token),
+            access_token: access,
+            refresh_token: refresh,
+        };
+        let mut credentials = vec![
             record(
-                &access,
+                &pair.access_token,
                 CredentialKind::AccessToken,
-                after(now, self.lifetimes.access_token),
+                pair.access_expires_at,
             ),
-            record(&refresh, CredentialKind::RefreshToken, grant_expires),
+            record(
+                &pair.refresh_token,
+                CredentialKind::RefreshToken,
+                grant_expires,
+            ),
         ];
+        if let Some(rotated) = rotated
+            && !self.lifetimes.refresh_race.is_zero()
+        {
+            let until = after(now, self.lifetimes.refresh_race);
+            credentials.push(rotation::record(rotated, &pair, until));
+        }
         if !self
             .store
             .issue(&grant.id, grant_expires, &credentials)
@@ -286,13 +324,7 @@ impl AuthorizationServer {
         {
             return refuse(ErrorCode::InvalidGrant, "this grant was revoked");
         }
-        Ok(TokenResponse {
-            access_token: access,
-            token_type: "Bearer",
-            expires_in: self.lifetimes.access_token.as_secs(),
-            refresh_token: refresh,
-            scope: SCOPE,
-        })
+        Ok(TokenResponse::new(pair, now))
     }
 }
 

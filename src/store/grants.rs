@@ -55,15 +55,19 @@ pub enum CredentialKind {
     SignIn,
     /// A person signed in to the memory page: it is keyed by their cookie; used once signed out.
     PageSession,
+    /// The pair a refresh token's rotation issued, sealed, for the few seconds a client's own
+    /// race may present that refresh token again.
+    RotatedPair,
 }
 
 impl CredentialKind {
-    const ALL: [Self; 5] = [
+    const ALL: [Self; 6] = [
         Self::AuthorizationCode,
         Self::AccessToken,
         Self::RefreshToken,
         Self::SignIn,
         Self::PageSession,
+        Self::RotatedPair,
     ];
 
     /// Its name in a store: the one serde gives it.
@@ -74,6 +78,7 @@ impl CredentialKind {
             Self::RefreshToken => "refresh_token",
             Self::SignIn => "sign_in",
             Self::PageSession => "page_session",
+            Self::RotatedPair => "rotated_pair",
         }
     }
 

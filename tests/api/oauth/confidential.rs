@@ -13,7 +13,8 @@ use crate::helpers::{ADMIN, error_json, ok_json, summaries};
 const CALLBACK: &str = "https://chat.openai.com/aip/g-kioku-test/oauth/callback";
 
 async fn gpt_action_flow(store: StoreKind) {
-    let fresh = spawn_oauth(store, |_| {}).await;
+    // No window for a client's race (race.rs has one): any replay ends the grant.
+    let fresh = spawn_oauth(store, |s| s.oauth.refresh_race_secs = 0).await;
     let app = &fresh.app;
     let (client_id, secret) = operator_client(app, CALLBACK).await;
 

@@ -1,7 +1,7 @@
 //! The OAuth server, as its clients meet it over HTTP, on each store: a GPT Action's
 //! confidential client, an MCP client that registers itself and uses PKCE (by hand, and
 //! through the official MCP TypeScript SDK), sign-in at a real OpenID Provider, and every
-//! refusal in OAuth's shape; registrations limited per address; and bodies from anyone not
+//! refusal in OAuth's shape; a client's refresh race; registrations limited per address; and bodies from anyone not
 //! signed in limited to what they need.
 
 mod bodies;
@@ -11,6 +11,7 @@ pub mod flow;
 mod log;
 mod oidc;
 mod public;
+mod race;
 mod refusals;
 mod rotation;
 mod sdk;

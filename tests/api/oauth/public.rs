@@ -11,6 +11,8 @@ use super::flow::{
 use crate::helpers::{TestApp, error_json, ok_json};
 
 const REDIRECT: &str = "http://127.0.0.1:33418/callback";
+/// The same, on the port the app listens on this time: any port matches (RFC 8252, section 7.3).
+const THIS_TIME: &str = "http://127.0.0.1:51234/callback";
 
 /// A JSON-RPC `initialize` to `/mcp` with `token`.
 async fn initialize(app: &TestApp, token: &str) -> reqwest::Response {
@@ -76,7 +78,7 @@ async fn mcp_client_flow(store: StoreKind) {
         &[
             ("response_type", "code"),
             ("client_id", &client_id),
-            ("redirect_uri", REDIRECT),
+            ("redirect_uri", THIS_TIME),
             ("code_challenge", &challenge),
             ("code_challenge_method", "S256"),
             ("resource", &mcp_resource),
@@ -85,6 +87,7 @@ async fn mcp_client_flow(store: StoreKind) {
         &fresh.token,
     )
     .await;
+    assert!(back.as_str().starts_with(THIS_TIME), "{back}");
     let code = param(&back, "code").unwrap();
     let issued = tokens(
         token_request(
@@ -92,7 +95,7 @@ async fn mcp_client_flow(store: StoreKind) {
             &[
                 ("grant_type", "authorization_code"),
                 ("code", &code),
-                ("redirect_uri", REDIRECT),
+                ("redirect_uri", THIS_TIME),
                 ("client_id", &client_id),
                 ("code_verifier", &verifier),
                 ("resource", &mcp_resource),

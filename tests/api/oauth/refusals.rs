@@ -185,6 +185,12 @@ async fn refusals(store: StoreKind) {
             ("client_id", client_id.as_str()),
             ("redirect_uri", "https://attacker.example/cb"),
         ],
+        // Only a loopback IP's port may differ (RFC 8252, section 7.3).
+        vec![
+            ("response_type", "code"),
+            ("client_id", client_id.as_str()),
+            ("redirect_uri", "http://127.0.0.1:10/other"),
+        ],
     ] {
         let response = browser()
             .get(format!("{}/oauth/authorize", app.base))

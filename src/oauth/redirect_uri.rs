@@ -1,0 +1,178 @@
+//! Redirect URIs: which ones a client may register, and which requested one matches a
+//! registered one.
+
+use url::Url;
+
+use super::error::{ErrorCode, OAuthError, refuse};
+
+/// The loopback IP literals RFC 8252 section 7.3 names: a native app listens on whichever port
+/// it gets, so a registered URI on one of them matches the same URI on any port. `localhost`
+/// is not among them: section 8.3 advises against it, and its URIs are compared exactly.
+const LOOPBACK_IPS: [&str; 2] = ["127.0.0.1", "[::1]"];
+
+/// Private-use schemes without a dot that MCP clients in wide use register (Cursor, VS Code):
+/// named one by one, so that no scheme the browser itself handles gets in.
+const APP_SCHEMES: [&str; 3] = ["cursor", "vscode", "vscode-insiders"];
+
+/// A redirect URI is absolute with no fragment (RFC 6749, section 3.1.2). Allowed, and nothing
+/// else: `https`; `http` on a loopback address written as RFC 8252 section 7.3 has it
+/// (`127.0.0.1`, `[::1]`, or `localhost`, not `127.1` or `0x7f000001`); an app's private-use
+/// scheme, which section 7.1 has in reverse domain order, so with a dot (`com.example.app:`),
+/// or one of [`APP_SCHEMES`].
+pub fn check(uri: &str) -> Result<(), OAuthError> {
+    let invalid = |why: &str| {
+        refuse(
+            ErrorCode::InvalidRedirectUri,
+            format!("redirect URI {uri:?} {why}"),
+        )
+    };
+    let Ok(url) = Url::parse(uri) else {
+        return invalid("is not an absolute URI");
+    };
+    if url.fragment().is_some() {
+        return invalid("has a fragment, which RFC 6749 section 3.1.2 forbids");
+    }
+    match url.scheme() {
+        "https" => Ok(()),
+        "http" if is_loopback(&url, uri) => Ok(()),
+        "http" => invalid(
+            "uses http on a host other than a loopback address (127.0.0.1, [::1] or \
+             localhost): register an https one",
+        ),
+        scheme if scheme.contains('.') || APP_SCHEMES.contains(&scheme) => Ok(()),
+        _ => invalid(
+            "uses a scheme that is not for redirects: register https, http on a loopback \
+             address, or an app's own scheme in reverse domain order (com.example.app:/callback)",
+        ),
+    }
+}
+
+/// Whether the host is a loopback one, as `uri` writes it: the parser reads `127.1` and
+/// `0x7f000001` as `127.0.0.1` too, but then the registered text is not that address.
+fn is_loopback(url: &Url, uri: &str) -> bool {
+    let loopback = match url.host() {
+        Some(url::Host::Domain(host)) => host == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    loopback
+        && url
+            .host_str()
+            .is_some_and(|host| uri.starts_with(&format!("http://{host}")))
+}
+
+/// Whether `requested` is `registered`: the same text (RFC 6749, section 3.1.2.3), or, for a
+/// loopback IP literal, the same text but for the port (RFC 8252, section 7.3).
+pub fn matches(registered: &str, requested: &str) -> bool {
+    if registered == requested {
+        return true;
+    }
+    // The port is the only difference allowed, and it must be one a URL can have.
+    match (without_port(registered), without_port(requested)) {
+        (Some(left), Some(right)) => left == right && Url::parse(requested).is_ok(),
+        _ => false,
+    }
+}
+
+/// For `http://` on a loopback IP literal: its host and what follows the port, as written;
+/// nothing is parsed away but the port's digits.
+fn without_port(uri: &str) -> Option<(&str, &str)> {
+    let authority = uri.strip_prefix("http://")?;
+    let host = LOOPBACK_IPS
+        .into_iter()
+        .find(|ip| authority.starts_with(ip))?;
+    let mut rest = &authority[host.len()..];
+    if let Some(port) = rest.strip_prefix(':') {
+        let digits = port.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return None;
+        }
+        rest = &port[digits..];
+    }
+    (rest.is_empty() || rest.starts_with(['/', '?'])).then_some((host, rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redirect_uris_are_https_loopback_or_an_apps_own_scheme() {
+        for good in [
+            "https://chat.openai.com/aip/g-1/oauth/callback",
+            "http://127.0.0.1:33418/callback",
+            "http://localhost:6274/oauth/callback",
+            "http://[::1]/cb",
+            "cursor://anysphere.cursor-mcp/oauth/callback",
+            "vscode://vscode.github-authentication/did-authenticate",
+            "com.example.app:/oauth2redirect",
+        ] {
+            assert!(check(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "http://evil.example/cb",
+            "https://a.example/cb#frag",
+            "javascript:alert(1)",
+            "data:text/html,x",
+            "/relative",
+            // What a deny-list let through: schemes the browser or the system handles, and
+            // loopback addresses written otherwise than RFC 8252 has them.
+            "view-source:https://a.example/",
+            "jar:https://a.example/x.jar!/",
+            "chrome://settings",
+            "mailto:a@example.com",
+            "ms-settings:privacy",
+            "http://127.1/cb",
+            "http://0x7f000001/cb",
+            "http://2130706433/cb",
+            "myapp://cb",
+        ] {
+            assert!(check(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_loopback_ip_matches_on_any_port_and_nothing_else_does() {
+        for (registered, requested) in [
+            (
+                "http://127.0.0.1/callback",
+                "http://127.0.0.1:51234/callback",
+            ),
+            (
+                "http://127.0.0.1:33418/callback",
+                "http://127.0.0.1:9/callback",
+            ),
+            (
+                "http://127.0.0.1:33418/callback",
+                "http://127.0.0.1/callback",
+            ),
+            ("http://[::1]:8080/cb?x=1", "http://[::1]:1/cb?x=1"),
+            ("http://127.0.0.1:33418", "http://127.0.0.1:1"),
+            ("https://a.example/cb", "https://a.example/cb"),
+        ] {
+            assert!(matches(registered, requested), "{registered} {requested}");
+        }
+        for (registered, requested) in [
+            ("http://localhost:33418/cb", "http://localhost:1/cb"),
+            ("https://127.0.0.1:33418/cb", "https://127.0.0.1:1/cb"),
+            ("http://127.0.0.1:33418/cb", "http://127.0.0.1:1/cb/"),
+            ("http://127.0.0.1:33418/cb", "http://127.0.0.1:1/cb?x"),
+            ("http://127.0.0.1:33418/cb", "http://127.0.0.1:1/cb#x"),
+            ("http://127.0.0.1:33418/cb", "http://127.0.0.1:99999/cb"),
+            ("http://127.0.0.1:33418/cb", "http://127.0.0.1:/cb"),
+            (
+                "http://127.0.0.1:33418/cb",
+                "http://127.0.0.1.evil.example/cb",
+            ),
+            (
+                "http://127.0.0.1:33418/cb",
+                "http://127.0.0.1:1@evil.example/cb",
+            ),
+            ("http://127.0.0.1:33418/cb", "http://[::1]:33418/cb"),
+            ("https://a.example/cb", "https://a.example:444/cb"),
+        ] {
+            assert!(!matches(registered, requested), "{registered} {requested}");
+        }
+    }
+}
