@@ -19,7 +19,7 @@ use crate::http::{self, AppState, Privacy, Site};
 use crate::memory::{Memory, Rules};
 use crate::oauth::metadata::CALLBACK_PATH;
 use crate::oauth::oidc::{OidcSettings, Upstream};
-use crate::oauth::{AuthorizationServer, SignIn};
+use crate::oauth::{AuthorizationServer, ClientDocuments, SignIn};
 use crate::rate_limit::RateLimit;
 use crate::store::{Bounded, FirestoreStore, GrantStore, MemoryStore, Readiness, SqliteStore};
 
@@ -39,6 +39,8 @@ pub enum StartupError {
     PrivacyFile(PathBuf, #[source] std::io::Error),
     #[error("KIOKU_EMBEDDING_MODEL could not be loaded")]
     Embedding(#[from] crate::embedding::EmbeddingError),
+    #[error("the HTTP client for client metadata documents could not be built")]
+    Documents(#[source] reqwest::Error),
     #[error("the server could not listen")]
     Listen(#[source] std::io::Error),
 }
@@ -294,12 +296,15 @@ fn authorization_server(
             false => None,
         },
     };
+    let documents =
+        ClientDocuments::new(oauth.loopback_documents.as_ref()).map_err(StartupError::Documents)?;
     Ok(Some(Arc::new(AuthorizationServer::new(
         Arc::clone(&stores.grants),
         &issuer,
         oauth.lifetimes(),
         sign_in,
         Arc::clone(tokens),
+        documents,
     ))))
 }
 

@@ -5,7 +5,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use super::Secret;
-use crate::oauth::Lifetimes;
+use crate::oauth::{Lifetimes, LoopbackDocuments};
 
 /// The OAuth server's settings (docs/oauth.md).
 #[derive(Debug, Clone, Args)]
@@ -54,6 +54,11 @@ pub struct OAuthSettings {
           value_parser = clap::value_parser!(u64).range(0..=60), global = true)]
     pub refresh_race_secs: u64,
 
+    /// Tests only: no flag or variable sets it. Client metadata documents may then come from
+    /// this host's own addresses, over TLS from a test root certificate.
+    #[arg(skip)]
+    pub loopback_documents: Option<LoopbackDocuments>,
+
     /// Seconds an authorization code may wait to be exchanged.
     #[arg(long, env = "KIOKU_OAUTH_CODE_SECS", default_value_t = OAuthSettings::CODE_SECS,
           value_parser = clap::value_parser!(u64).range(1..=600), global = true)]
@@ -100,6 +105,7 @@ impl Default for OAuthSettings {
             refresh_token_days: Self::REFRESH_TOKEN_DAYS,
             code_secs: Self::CODE_SECS,
             refresh_race_secs: Self::REFRESH_RACE_SECS,
+            loopback_documents: None,
         }
     }
 }

@@ -41,7 +41,7 @@ impl AuthorizationServer {
         &self,
         params: &AuthorizationParams,
     ) -> Result<AuthorizationRequest, RequestError> {
-        params.validate(self.store.as_ref(), &self.issuer).await
+        params.validate(self).await
     }
 
     /// Who a person is who typed a known API token, if token sign-in is on.
@@ -67,6 +67,7 @@ impl AuthorizationServer {
         let grant = Grant {
             id: uuid::Uuid::new_v4().simple().to_string(),
             client_id: request.client.id.clone(),
+            client_name: Some(request.client.name.clone()),
             namespace: who.namespace.name().to_owned(),
             namespace_label: who.namespace.label().to_owned(),
             signed_in_with: who.with,
@@ -186,7 +187,7 @@ impl AuthorizationServer {
                 Err(_) => Finished::Shown("The sign-in was not completed.".into()),
             });
         };
-        let request = match params.validate(self.store.as_ref(), &self.issuer).await {
+        let request = match self.request(params).await {
             Ok(request) => request,
             Err(RequestError::Shown(why)) => return Ok(Finished::Shown(why)),
             Err(RequestError::Returned { to, error }) => {

@@ -59,26 +59,7 @@ impl Registration {
                 );
             }
         };
-        let known_grants = ["authorization_code", "refresh_token"];
-        if let Some(grant) = self
-            .grant_types
-            .iter()
-            .flatten()
-            .find(|g| !known_grants.contains(&g.as_str()))
-        {
-            return refuse(
-                ErrorCode::InvalidClientMetadata,
-                format!(
-                    "grant type {grant:?} is not supported: use authorization_code and refresh_token"
-                ),
-            );
-        }
-        if self.response_types.iter().flatten().any(|r| r != "code") {
-            return refuse(
-                ErrorCode::InvalidClientMetadata,
-                "only the response type \"code\" is supported",
-            );
-        }
+        check_flows(self.grant_types.as_deref(), self.response_types.as_deref())?;
         new_client(
             self.client_name.as_deref().unwrap_or("an unnamed app"),
             self.redirect_uris,
@@ -175,13 +156,36 @@ pub async fn add_redirect_uri(
     Ok(client)
 }
 
-/// A new client with a fresh id, and a secret when `confidential`.
-fn new_client(
-    name: &str,
-    redirect_uris: Vec<String>,
-    confidential: bool,
-    registered: bool,
-) -> Result<(Client, Option<String>), OAuthError> {
+/// Whether a client's `grant_types` and `response_types` (RFC 7591, section 2) are ones this
+/// server has.
+pub(super) fn check_flows(
+    grant_types: Option<&[String]>,
+    response_types: Option<&[String]>,
+) -> Result<(), OAuthError> {
+    let known_grants = ["authorization_code", "refresh_token"];
+    if let Some(grant) = grant_types
+        .into_iter()
+        .flatten()
+        .find(|g| !known_grants.contains(&g.as_str()))
+    {
+        return refuse(
+            ErrorCode::InvalidClientMetadata,
+            format!(
+                "grant type {grant:?} is not supported: use authorization_code and refresh_token"
+            ),
+        );
+    }
+    if response_types.into_iter().flatten().any(|r| r != "code") {
+        return refuse(
+            ErrorCode::InvalidClientMetadata,
+            "only the response type \"code\" is supported",
+        );
+    }
+    Ok(())
+}
+
+/// `name`, trimmed, if it can be shown as the app's name: one that reads as it is.
+pub(super) fn check_name(name: &str) -> Result<&str, OAuthError> {
     let name = name.trim();
     if name.is_empty()
         || name.chars().count() > MAX_NAME_CHARS
@@ -195,6 +199,17 @@ fn new_client(
             ),
         );
     }
+    Ok(name)
+}
+
+/// A new client with a fresh id, and a secret when `confidential`.
+fn new_client(
+    name: &str,
+    redirect_uris: Vec<String>,
+    confidential: bool,
+    registered: bool,
+) -> Result<(Client, Option<String>), OAuthError> {
+    let name = check_name(name)?;
     if redirect_uris.is_empty() || redirect_uris.len() > MAX_REDIRECT_URIS {
         return refuse(
             ErrorCode::InvalidRedirectUri,

@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Utc};
 
+use super::client;
 use crate::domain::Namespace;
 use crate::store::{GrantStore, StoreError};
 
@@ -27,11 +28,14 @@ pub async fn connected_apps(
         if grant.expires_at <= now {
             continue;
         }
-        // A client deleted since is still named, by its id.
-        let client_name = store
-            .client(&grant.client_id)
-            .await?
-            .map_or_else(|| grant.client_id.clone(), |client| client.name);
+        // As the person saw it; a grant of an earlier kioku by its client's record, and one
+        // whose client was deleted since by its id.
+        let client_name = match grant.client_name {
+            Some(name) => name,
+            None => client::find(store, &grant.client_id)
+                .await?
+                .map_or_else(|| grant.client_id.clone(), |client| client.name),
+        };
         apps.push(ConnectedApp {
             grant_id: grant.id,
             client_name,

@@ -29,6 +29,8 @@ pub fn authorization_server(issuer: &str) -> Value {
         "code_challenge_methods_supported": ["S256"],
         // RFC 9207: the redirect names its issuer.
         "authorization_response_iss_parameter_supported": true,
+        // A client_id may be the URL of the client's metadata document (MCP 2025-11-25).
+        "client_id_metadata_document_supported": true,
     })
 }
 

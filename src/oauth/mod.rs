@@ -5,6 +5,7 @@
 //! - [`AuthorizationServer`] (`server`): the issuer, its store, lifetimes and sign-in modes.
 //! - `client`: registration (RFC 7591) and operators' clients; `redirect_uri`: the rules
 //!   its redirect URIs keep, and which requested one matches (RFC 8252's loopback ports).
+//! - `documents`: clients known by the URL of their metadata document, fetched safely.
 //! - `request` and `authorize`: the authorization request, the code, sign-in upstream.
 //! - `token` and `revoke`: the token endpoint (RFC 6749, PKCE, RFC 8707) and RFC 7009;
 //!   `rotation`: a refresh token's rotation, kept sealed for a client's race.
@@ -20,6 +21,7 @@ mod access;
 mod authorize;
 pub mod client;
 pub mod connected;
+mod documents;
 mod error;
 mod issued;
 pub mod metadata;
@@ -35,6 +37,7 @@ mod token;
 
 pub use access::Access;
 pub use authorize::{Finished, SignedIn};
+pub use documents::{ClientDocuments, LoopbackDocuments};
 pub use error::{ErrorCode, OAuthError};
 pub use request::{AuthorizationParams, AuthorizationRequest, RequestError, SCOPE};
 pub use resource::MCP_PATH;

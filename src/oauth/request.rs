@@ -5,11 +5,13 @@
 use serde::{Deserialize, Serialize};
 
 use super::client;
+use super::documents;
 use super::error::{ErrorCode, OAuthError};
 use super::redirect_uri;
 use super::resource;
 use super::secret;
-use crate::store::{Client, GrantStore};
+use super::server::AuthorizationServer;
+use crate::store::Client;
 
 /// The one scope: save, load and forget the person's memories.
 pub const SCOPE: &str = "memory";
@@ -56,11 +58,10 @@ pub enum RequestError {
 }
 
 impl AuthorizationParams {
-    /// Checks the request against the client it names and this server (`issuer`).
-    pub async fn validate(
+    /// Checks the request against the client it names and `server`.
+    pub(super) async fn validate(
         &self,
-        store: &dyn GrantStore,
-        issuer: &str,
+        server: &AuthorizationServer,
     ) -> Result<AuthorizationRequest, RequestError> {
         let shown = |why: &str| Err(RequestError::Shown(why.to_owned()));
         let Some(client_id) = self.client_id.as_deref() else {
@@ -68,10 +69,22 @@ impl AuthorizationParams {
                 "The link has no client_id: the app that sent you here is misconfigured.",
             );
         };
-        let client = match client::find(store, client_id).await {
-            Ok(Some(client)) => client,
-            Ok(None) => return shown("No app with this client_id is registered here."),
-            Err(err) => return Err(RequestError::Failed(err.into())),
+        let client = match documents::document_url(client_id) {
+            // A client known by its metadata document (MCP 2025-11-25, "Client ID Metadata
+            // Documents"), fetched now or kept from an earlier request.
+            Some(url) => match server.documents.client(&url).await {
+                Ok(client) => client,
+                Err(why) => {
+                    return Err(RequestError::Shown(format!(
+                        "The app's client metadata document cannot be used: {why}."
+                    )));
+                }
+            },
+            None => match client::find(server.store.as_ref(), client_id).await {
+                Ok(Some(client)) => client,
+                Ok(None) => return shown("No app with this client_id is registered here."),
+                Err(err) => return Err(RequestError::Failed(err.into())),
+            },
         };
         // RFC 6749, section 3.1.2.3: compared exactly, but for a loopback port; may be left out
         // only when the client has a single one.
@@ -100,7 +113,7 @@ impl AuthorizationParams {
             audience: String::new(),
             client,
         };
-        match self.returned_error(&request, issuer) {
+        match self.returned_error(&request, &server.issuer) {
             Ok(audience) => {
                 request.audience = audience;
                 Ok(request)

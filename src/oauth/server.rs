@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
+use super::documents::ClientDocuments;
 use super::oidc::Upstream;
 use crate::credentials::Tokens;
 use crate::store::{Grant, GrantStore};
@@ -50,6 +51,8 @@ pub struct AuthorizationServer {
     pub(super) sign_in: SignIn,
     /// `API_TOKENS`, which a grant signed in with one of them is checked against at each use.
     pub(super) tokens: Arc<Tokens>,
+    /// Clients known by their metadata document's URL.
+    pub(super) documents: ClientDocuments,
 }
 
 impl AuthorizationServer {
@@ -59,6 +62,7 @@ impl AuthorizationServer {
         lifetimes: Lifetimes,
         sign_in: SignIn,
         tokens: Arc<Tokens>,
+        documents: ClientDocuments,
     ) -> Self {
         Self {
             store,
@@ -66,6 +70,7 @@ impl AuthorizationServer {
             lifetimes,
             sign_in,
             tokens,
+            documents,
         }
     }
 

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::client;
+use super::documents;
 use super::error::{ErrorCode, OAuthError, refuse};
 use super::issued::{CodeBody, TokenBody};
 use super::request::SCOPE;
@@ -133,8 +134,12 @@ impl AuthorizationServer {
                 "name the client: client_id, or HTTP Basic authentication",
             );
         };
-        let Some(client) = client::find(self.store.as_ref(), id).await? else {
-            return unknown();
+        let client = match documents::public_client(id) {
+            Some(client) => client,
+            None => match client::find(self.store.as_ref(), id).await? {
+                Some(client) => client,
+                None => return unknown(),
+            },
         };
         let authenticated = match (&client.secret_digest, presented) {
             (Some(kept), Some(presented)) => secret::matches_digest(presented, kept),

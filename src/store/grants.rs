@@ -27,6 +27,10 @@ pub struct Client {
 pub struct Grant {
     pub id: String,
     pub client_id: String,
+    /// The client's name when the person agreed, as the consent page showed it. A grant made
+    /// by an earlier kioku has none: its client's record names it.
+    #[serde(default)]
+    pub client_name: Option<String>,
     /// The namespace's name, which the store keys memories by.
     pub namespace: String,
     /// How the namespace appears in logs: a bare token's name is the token itself.

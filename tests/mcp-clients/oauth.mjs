@@ -3,6 +3,8 @@
 // server from the 401, registers itself, sends the person to the consent page with PKCE and the
 // resource, and exchanges the code; this script plays the person, typing an API token on the
 // page. Then it saves and loads through the tools, and lets the SDK refresh a refused token.
+// With KIOKU_CLIENT_METADATA_URL, the client is known by that metadata document instead of
+// registering, and the consent page must name it as KIOKU_EXPECT_CLIENT_NAME.
 // Exits non-zero naming the first failed expectation; on success prints one JSON line.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -11,6 +13,7 @@ import { Failed, env, expect } from './expect.mjs';
 
 // Where the SDK is told the person comes back; never served: the script reads the redirect.
 const REDIRECT = 'http://127.0.0.1:8976/callback';
+const METADATA_URL = process.env.KIOKU_CLIENT_METADATA_URL;
 
 // What an MCP client keeps between runs, kept in memory.
 class Provider {
@@ -21,6 +24,7 @@ class Provider {
     this.authorizationUrl = undefined;
   }
   get redirectUrl() { return REDIRECT; }
+  get clientMetadataUrl() { return METADATA_URL; }
   get clientMetadata() {
     return {
       client_name: 'kioku test (MCP TypeScript SDK)',
@@ -45,6 +49,8 @@ async function consent(url, token) {
   const page = await fetch(url, { redirect: 'manual' });
   const html = await page.text();
   expect(page.status === 200, `the consent page answered ${page.status}: ${html.slice(0, 300)}`);
+  const name = process.env.KIOKU_EXPECT_CLIENT_NAME;
+  expect(!name || html.includes(name), `the consent page does not name ${name}`);
   const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
   const form = new URLSearchParams();
   for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
@@ -80,6 +86,10 @@ async function main() {
     if (!(err instanceof UnauthorizedError)) throw err;
   }
   expect(provider.client?.client_id, 'the SDK did not register a client');
+  expect(
+    !METADATA_URL || provider.client.client_id === METADATA_URL,
+    `the SDK registered ${provider.client.client_id} instead of naming its metadata document`,
+  );
   const asked = provider.authorizationUrl;
   expect(asked, 'the SDK did not send the person to authorize');
   expect(asked.searchParams.get('code_challenge_method') === 'S256', 'no PKCE S256 challenge');

@@ -37,6 +37,7 @@ fn grant(namespace: &str, created_at: DateTime<Utc>) -> Grant {
     Grant {
         id: fresh("grant"),
         client_id: fresh("client"),
+        client_name: Some("Claude (claude.ai)".into()),
         namespace: namespace.to_owned(),
         namespace_label: "token#3f2a".into(),
         signed_in_with: "token".into(),
@@ -114,7 +115,9 @@ pub async fn grants_are_listed_by_namespace_oldest_first(store: &impl GrantStore
     let (ns, other) = (fresh("ns"), fresh("ns"));
     let at = now();
     let mut newer = grant(&ns, at);
+    // Written by an earlier kioku: no client name.
     let older = Grant {
+        client_name: None,
         resource: None,
         signed_in_with: "https://accounts.google.com".into(),
         token_digest: None,

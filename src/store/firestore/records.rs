@@ -31,6 +31,7 @@ pub fn client_fields(client: &Client) -> Fields {
 pub fn grant_fields(grant: &Grant) -> Fields {
     Fields::from([
         ("client_id".into(), string_value(&grant.client_id)),
+        ("client_name".into(), optional(grant.client_name.as_deref())),
         (NAMESPACE.into(), string_value(&grant.namespace)),
         (
             "namespace_label".into(),
@@ -84,6 +85,7 @@ pub fn grant(doc: &Document) -> Result<Grant, StoreError> {
         created_at: read.time("created_at")?,
         expires_at: read.time(EXPIRES_AT)?,
         token_digest: read.optional("token_digest")?,
+        client_name: read.optional("client_name")?,
     })
 }
 

@@ -13,7 +13,7 @@ use crate::store::{Client, Credential, CredentialKind, Grant, GrantStore, Redeem
 const CLIENT_COLUMNS: &str = "id, name, secret_digest, redirect_uris, registered, created_at";
 /// The columns [`grant`] reads, in its order.
 const GRANT_COLUMNS: &str = "id, client_id, namespace, namespace_label, signed_in_with, scope,
-                             resource, created_at, expires_at, token_digest";
+                             resource, created_at, expires_at, token_digest, client_name";
 /// The columns [`credential`] reads, in its order.
 const CREDENTIAL_COLUMNS: &str = "digest, kind, grant_id, expires_at, used, body";
 
@@ -73,7 +73,7 @@ impl GrantStore for SqliteStore {
             conn.execute(
                 &format!(
                     "INSERT OR REPLACE INTO oauth_grants ({GRANT_COLUMNS})
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
                 ),
                 params![
                     grant.id,
@@ -85,7 +85,8 @@ impl GrantStore for SqliteStore {
                     grant.resource,
                     grant.created_at.timestamp_micros(),
                     grant.expires_at.timestamp_micros(),
-                    grant.token_digest
+                    grant.token_digest,
+                    grant.client_name
                 ],
             )?;
             Ok(())
@@ -263,6 +264,7 @@ fn grant(row: &Row) -> rusqlite::Result<Grant> {
         created_at: time(row, 7)?,
         expires_at: time(row, 8)?,
         token_digest: row.get(9)?,
+        client_name: row.get(10)?,
     })
 }
 

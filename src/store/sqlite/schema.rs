@@ -18,6 +18,7 @@ const MIGRATIONS: &[fn(&Transaction) -> rusqlite::Result<()>] = &[
     record_terms_version,
     add_vectors,
     add_grant_token_digests,
+    add_grant_client_names,
 ];
 
 /// 1: entries in save order; each thread remembers its latest entry.
@@ -137,6 +138,12 @@ fn add_profiles(tx: &Transaction) -> rusqlite::Result<()> {
 /// 9: the digest of the API token a grant was signed in with, so that it ends with the token.
 fn add_grant_token_digests(tx: &Transaction) -> rusqlite::Result<()> {
     tx.execute_batch("ALTER TABLE oauth_grants ADD COLUMN token_digest TEXT;")
+}
+
+/// 10: the client's name as the person saw it, since a client known by its metadata document's
+/// URL has no row of its own.
+fn add_grant_client_names(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch("ALTER TABLE oauth_grants ADD COLUMN client_name TEXT;")
 }
 
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {

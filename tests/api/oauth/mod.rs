@@ -1,11 +1,14 @@
 //! The OAuth server, as its clients meet it over HTTP, on each store: a GPT Action's
 //! confidential client, an MCP client that registers itself and uses PKCE (by hand, and
-//! through the official MCP TypeScript SDK), sign-in at a real OpenID Provider, and every
-//! refusal in OAuth's shape; a client's refresh race; registrations limited per address; and bodies from anyone not
-//! signed in limited to what they need.
+//! through the official MCP TypeScript SDK), one known by its metadata document, sign-in at a
+//! real OpenID Provider, and every refusal in OAuth's shape; a client's refresh race;
+//! registrations limited per address; and bodies from anyone not signed in limited to what
+//! they need.
 
 mod bodies;
+mod cimd;
 mod confidential;
+pub mod documents;
 mod floods;
 pub mod flow;
 mod log;

@@ -1,6 +1,7 @@
 //! The official MCP TypeScript SDK's OAuth client (tests/mcp-clients/oauth.mjs) connects an
-//! OAuth-only client end to end: discovery, registration, PKCE, the resource, the consent page,
-//! tools with the access token, and a refresh; what it saved is then read through the API.
+//! OAuth-only client end to end: discovery, registration (or a client ID metadata document),
+//! PKCE, the resource, the consent page, tools with the access token, and a refresh; what it
+//! saved is then read through the API.
 
 use std::path::Path;
 use std::process::Command;
@@ -8,11 +9,42 @@ use std::process::Command;
 use kioku::config::StoreKind;
 use serde_json::Value;
 
+use kioku::oauth::LoopbackDocuments;
+
+use super::documents::{Answer, DocumentServer, document};
 use super::flow::{STORES, spawn_oauth};
 use crate::helpers::summaries;
 
-async fn sdk_connects(store: StoreKind) {
-    let fresh = spawn_oauth(store, |_| {}).await;
+/// How the client makes itself known.
+enum Known {
+    Registered,
+    /// By a metadata document kioku fetches from the client's `client_id`.
+    ByDocument,
+}
+
+const NAME: &str = "kioku test (MCP TypeScript SDK, by its document)";
+
+async fn sdk_connects(store: StoreKind, known: Known) {
+    let (documents, metadata_url) = match known {
+        Known::Registered => (None, None),
+        Known::ByDocument => {
+            let server = DocumentServer::start(|base| {
+                let url = format!("{base}/kioku-test-client.json");
+                vec![(
+                    "/kioku-test-client.json".into(),
+                    Answer::json(&document(&url, NAME)),
+                )]
+            })
+            .await;
+            let url = format!("{}/kioku-test-client.json", server.base);
+            (Some(server), Some(url))
+        }
+    };
+    let root_pem = documents.as_ref().map(|server| server.root_pem.clone());
+    let fresh = spawn_oauth(store, |s| {
+        s.oauth.loopback_documents = root_pem.map(|root_pem| LoopbackDocuments { root_pem });
+    })
+    .await;
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp-clients");
     assert!(
         dir.join("node_modules/@modelcontextprotocol/sdk").is_dir(),
@@ -23,6 +55,12 @@ async fn sdk_connects(store: StoreKind) {
         .arg(dir.join("oauth.mjs"))
         .env("KIOKU_MCP_URL", format!("{}/mcp", fresh.app.base))
         .env("KIOKU_TOKEN", &fresh.token);
+    if let (Some(url), Some(server)) = (&metadata_url, &documents) {
+        let host = server.base.trim_start_matches("https://");
+        command
+            .env("KIOKU_CLIENT_METADATA_URL", url)
+            .env("KIOKU_EXPECT_CLIENT_NAME", format!("{NAME} ({host})"));
+    }
     // The server runs on this test's runtime, so the client is waited for off it.
     let output = tokio::task::spawn_blocking(move || command.output())
         .await
@@ -47,10 +85,20 @@ async fn sdk_connects(store: StoreKind) {
 
 #[tokio::test]
 async fn the_mcp_sdk_connects_with_oauth_on_sqlite() {
-    sdk_connects(STORES[0]).await;
+    sdk_connects(STORES[0], Known::Registered).await;
 }
 
 #[tokio::test]
 async fn the_mcp_sdk_connects_with_oauth_on_firestore() {
-    sdk_connects(STORES[1]).await;
+    sdk_connects(STORES[1], Known::Registered).await;
+}
+
+#[tokio::test]
+async fn the_mcp_sdk_connects_by_its_metadata_document_on_sqlite() {
+    sdk_connects(STORES[0], Known::ByDocument).await;
+}
+
+#[tokio::test]
+async fn the_mcp_sdk_connects_by_its_metadata_document_on_firestore() {
+    sdk_connects(STORES[1], Known::ByDocument).await;
 }
