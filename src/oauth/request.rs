@@ -1,6 +1,7 @@
 //! The authorization request (RFC 6749, section 4.1.1, with PKCE and resource indicators):
 //! its parameters as sent, and as validated. Errors about the client or its redirect URI are
-//! shown to the person; the others go back to the client (section 4.1.2.1).
+//! shown to the person, and so are a self-registered client's; the others go back to the
+//! client (section 4.1.2.1).
 
 use serde::{Deserialize, Serialize};
 
@@ -118,6 +119,12 @@ impl AuthorizationParams {
                 request.audience = audience;
                 Ok(request)
             }
+            // RFC 9700, section 4.11.2: anyone can register a client (or publish a document), so
+            // redirecting its errors before the person has done anything would make this server
+            // an open redirector to the client's URI. The operator's clients are trusted with it.
+            Err(error) if request.client.registered => Err(RequestError::Shown(format!(
+                "The app sent a request this server cannot answer: {error}."
+            ))),
             Err(error) => Err(RequestError::Returned {
                 to: Box::new(request),
                 error,

@@ -144,19 +144,18 @@ async fn refusals(store: StoreKind) {
         .unwrap();
     error_json(after, 401, "invalid_token").await;
 
-    // Back to the client: no PKCE from a public client, a resource of another server.
-    let (_, challenge) = pkce();
+    // The operator's client is trusted with its errors: they go back to it.
+    const GPT_CALLBACK: &str = "https://chat.openai.com/aip/g-y/oauth/callback";
+    let (gpt, _) = operator_client(app, GPT_CALLBACK).await;
     for (params, error) in [
         (
-            vec![("response_type", "code"), ("client_id", client_id.as_str())],
-            "invalid_request",
+            vec![("response_type", "token"), ("client_id", gpt.as_str())],
+            "unsupported_response_type",
         ),
         (
             vec![
                 ("response_type", "code"),
-                ("client_id", client_id.as_str()),
-                ("code_challenge", challenge.as_str()),
-                ("code_challenge_method", "S256"),
+                ("client_id", gpt.as_str()),
                 ("resource", "https://other.example/mcp"),
             ],
             "invalid_target",
@@ -169,8 +168,38 @@ async fn refusals(store: StoreKind) {
             .await
             .unwrap();
         let back = location(&response);
-        assert!(back.as_str().starts_with(REDIRECT), "{back}");
+        assert!(back.as_str().starts_with(GPT_CALLBACK), "{back}");
         assert_eq!(param(&back, "error").as_deref(), Some(error));
+    }
+
+    // A client anyone could register gets its errors on this page, so that it cannot use this
+    // server as an open redirector (RFC 9700, section 4.11.2): no PKCE from a public client, a
+    // resource of another server, an implicit grant.
+    let (_, challenge) = pkce();
+    for params in [
+        vec![("response_type", "code"), ("client_id", client_id.as_str())],
+        vec![
+            ("response_type", "code"),
+            ("client_id", client_id.as_str()),
+            ("code_challenge", challenge.as_str()),
+            ("code_challenge_method", "S256"),
+            ("resource", "https://other.example/mcp"),
+        ],
+        vec![
+            ("response_type", "token"),
+            ("client_id", client_id.as_str()),
+        ],
+    ] {
+        let response = browser()
+            .get(format!("{}/oauth/authorize", app.base))
+            .query(&params)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 400, "{params:?}");
+        assert!(response.headers().get(LOCATION).is_none(), "{params:?}");
+        let page = response.text().await.unwrap();
+        assert!(page.contains("cannot answer"), "{page}");
     }
 
     // Shown, never redirected: an unknown client, a redirect URI it did not register.
