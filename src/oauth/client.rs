@@ -1,6 +1,6 @@
 //! Clients: how one registers itself (RFC 7591) or is added by the operator.
 
-use chrono::Utc;
+use chrono::{TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::error::{ErrorCode, OAuthError, refuse};
@@ -13,6 +13,9 @@ use crate::store::{Client, GrantStore, StoreError};
 const MAX_REDIRECT_URIS: usize = 10;
 /// Longest client name, in characters.
 const MAX_NAME_CHARS: usize = 100;
+/// How long a client that registered itself is kept if no person completes a grant for it:
+/// anyone may register, so what nobody uses goes with the hourly purge.
+const UNGRANTED_LIFETIME: TimeDelta = TimeDelta::hours(24);
 
 /// A registration request (RFC 7591, section 2); other metadata is accepted and ignored
 /// (section 3.1).
@@ -106,6 +109,18 @@ pub async fn find(store: &dyn GrantStore, id: &str) -> Result<Option<Client>, St
         return Ok(None);
     }
     store.client(id).await
+}
+
+/// Keeps `client` beyond its first day: a person completed a grant for it.
+pub(super) async fn keep(store: &dyn GrantStore, client: &Client) -> Result<(), StoreError> {
+    if client.expires_at.is_none() {
+        return Ok(());
+    }
+    let kept = Client {
+        expires_at: None,
+        ..client.clone()
+    };
+    store.put_client(&kept).await
 }
 
 /// Registers the client `registration` describes (RFC 7591, section 3).
@@ -220,13 +235,15 @@ fn new_client(
         redirect_uri::check(uri)?;
     }
     let secret = confidential.then(|| secret::issue(SecretKind::ClientSecret));
+    let now = Utc::now();
     let client = Client {
         id: uuid::Uuid::new_v4().simple().to_string(),
         name: name.to_owned(),
         secret_digest: secret.as_deref().map(secret::digest),
         redirect_uris,
         registered,
-        created_at: Utc::now(),
+        created_at: now,
+        expires_at: registered.then(|| now + UNGRANTED_LIFETIME),
     };
     Ok((client, secret))
 }

@@ -10,6 +10,10 @@ use super::error::{ErrorCode, OAuthError, refuse};
 /// is not among them: section 8.3 advises against it, and its URIs are compared exactly.
 const LOOPBACK_IPS: [&str; 2] = ["127.0.0.1", "[::1]"];
 
+/// Longest redirect URI, in bytes: room for any app's callback, and a bound on what a
+/// registration anyone may send stores.
+const MAX_BYTES: usize = 2048;
+
 /// Private-use schemes without a dot that MCP clients in wide use register (Cursor, VS Code):
 /// named one by one, so that no scheme the browser itself handles gets in.
 const APP_SCHEMES: [&str; 3] = ["cursor", "vscode", "vscode-insiders"];
@@ -26,6 +30,12 @@ pub fn check(uri: &str) -> Result<(), OAuthError> {
             format!("redirect URI {uri:?} {why}"),
         )
     };
+    if uri.len() > MAX_BYTES {
+        return refuse(
+            ErrorCode::InvalidRedirectUri,
+            format!("a redirect URI is at most {MAX_BYTES} bytes"),
+        );
+    }
     let Ok(url) = Url::parse(uri) else {
         return invalid("is not an absolute URI");
     };
@@ -130,6 +140,8 @@ mod tests {
         ] {
             assert!(check(bad).is_err(), "{bad}");
         }
+        let long = format!("https://a.example/{}", "x".repeat(MAX_BYTES));
+        assert!(check(&long[..MAX_BYTES]).is_ok() && check(&long).is_err());
     }
 
     #[test]

@@ -202,6 +202,8 @@ impl AuthorizationServer {
             }
         }
         let audience = self.token_audience(&body.grant, params.resource.as_deref())?;
+        // Before the tokens: a client kept without them is harmless, the reverse is not.
+        client::keep(self.store.as_ref(), client).await?;
         self.issue_tokens(body.grant, audience, None).await
     }
 

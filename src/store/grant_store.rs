@@ -50,7 +50,7 @@ pub trait GrantStore: Send + Sync {
     /// concurrent calls on one credential, exactly one finds it [`Redeemed::First`].
     async fn redeem(&self, digest: &str) -> Result<Redeemed, StoreError>;
 
-    /// Deletes the grants and credentials that expired before `now`; returns how many records
-    /// went. A grant is judged by its own expiry and a credential by its own.
+    /// Deletes the clients, grants and credentials that expired before `now`; returns how many
+    /// records went. Each is judged by its own expiry; a client without one stays.
     async fn purge_expired(&self, now: DateTime<Utc>) -> Result<u64, StoreError>;
 }

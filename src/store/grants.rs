@@ -20,6 +20,10 @@ pub struct Client {
     /// Registered itself rather than added by the operator.
     pub registered: bool,
     pub created_at: DateTime<Utc>,
+    /// When a client that registered itself goes if no person has completed a grant for it by
+    /// then; `None` once one has, and for the operator's clients.
+    #[serde(default)]
+    pub expires_at: Option<DateTime<Utc>>,
 }
 
 /// A person's consent for one client to use one namespace, until it is revoked or expires.

@@ -30,6 +30,8 @@ fn client(secret_digest: Option<&str>) -> Client {
         ],
         registered: secret_digest.is_none(),
         created_at: now(),
+        // A client that registered itself goes unless someone completes a grant for it.
+        expires_at: secret_digest.is_none().then(|| now() + TimeDelta::days(1)),
     }
 }
 
@@ -327,8 +329,27 @@ pub async fn purging_removes_what_expired_and_keeps_the_rest(store: &impl GrantS
     );
     let abandoned = credential(CredentialKind::SignIn, at(4));
     store.put_credential(&abandoned).await.unwrap();
+    // A client nobody completed a grant for, one still in its first day, and one kept.
+    let unused = Client {
+        expires_at: Some(at(2)),
+        ..client(None)
+    };
+    let new = Client {
+        expires_at: Some(at(12)),
+        ..client(None)
+    };
+    let operators = client(Some("digest"));
+    for held in [&unused, &new, &operators] {
+        store.put_client(held).await.unwrap();
+    }
 
-    assert_eq!(store.purge_expired(cutoff).await.unwrap(), 3);
+    assert_eq!(store.purge_expired(cutoff).await.unwrap(), 4);
+    assert_eq!(store.client(&unused.id).await.unwrap(), None);
+    assert_eq!(store.client(&new.id).await.unwrap().as_ref(), Some(&new));
+    assert_eq!(
+        store.client(&operators.id).await.unwrap().as_ref(),
+        Some(&operators)
+    );
     assert_eq!(store.grant(&expired.id).await.unwrap(), None);
     assert_eq!(store.credential(&stale.digest).await.unwrap(), None);
     assert_eq!(store.credential(&abandoned.digest).await.unwrap(), None);

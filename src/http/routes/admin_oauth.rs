@@ -46,6 +46,9 @@ struct ClientView {
     confidential: bool,
     registered: bool,
     created_at: DateTime<Utc>,
+    /// When a client that registered itself goes if nobody completes a grant for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expires_at: Option<DateTime<Utc>>,
 }
 
 impl From<Client> for ClientView {
@@ -57,6 +60,7 @@ impl From<Client> for ClientView {
             redirect_uris: client.redirect_uris,
             registered: client.registered,
             created_at: client.created_at,
+            expires_at: client.expires_at,
         }
     }
 }

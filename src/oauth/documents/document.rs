@@ -45,6 +45,7 @@ pub fn public_client(client_id: &str) -> Option<Client> {
         redirect_uris: Vec::new(),
         registered: true,
         created_at: Utc::now(),
+        expires_at: None,
     })
 }
 
@@ -107,6 +108,7 @@ pub fn client(url: &Url, bytes: &[u8]) -> Result<Client, OAuthError> {
         redirect_uris: document.redirect_uris,
         registered: true,
         created_at: Utc::now(),
+        expires_at: None,
     })
 }
 

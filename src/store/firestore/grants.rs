@@ -157,7 +157,7 @@ impl GrantStore for FirestoreStore {
     async fn purge_expired(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
         let context = "finding expired OAuth records failed";
         let mut purged = 0;
-        for collection in [GRANTS, CREDENTIALS] {
+        for collection in [CLIENTS, GRANTS, CREDENTIALS] {
             let expired = self
                 .records(collection, context, |q| {
                     q.field(EXPIRES_AT)

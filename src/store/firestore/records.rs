@@ -16,7 +16,7 @@ pub type Fields = HashMap<String, Value>;
 
 pub fn client_fields(client: &Client) -> Fields {
     let uris = client.redirect_uris.iter().map(|uri| string_value(uri));
-    Fields::from([
+    let mut fields = Fields::from([
         ("name".into(), string_value(&client.name)),
         (
             "secret_digest".into(),
@@ -25,7 +25,12 @@ pub fn client_fields(client: &Client) -> Fields {
         ("redirect_uris".into(), array(uris.collect())),
         ("registered".into(), boolean(client.registered)),
         ("created_at".into(), time_value(client.created_at)),
-    ])
+    ]);
+    // Left out rather than null, so that the purge's range query never meets it.
+    if let Some(at) = client.expires_at {
+        fields.insert(EXPIRES_AT.into(), time_value(at));
+    }
+    fields
 }
 
 pub fn grant_fields(grant: &Grant) -> Fields {
@@ -69,6 +74,10 @@ pub fn client(doc: &Document) -> Result<Client, StoreError> {
         redirect_uris: read.strings("redirect_uris")?,
         registered: read.boolean("registered")?,
         created_at: read.time("created_at")?,
+        expires_at: match read.field(EXPIRES_AT) {
+            None | Some(ValueType::NullValue(_)) => None,
+            Some(_) => Some(read.time(EXPIRES_AT)?),
+        },
     })
 }
 

@@ -10,7 +10,8 @@ use super::SqliteStore;
 use crate::store::{Client, Credential, CredentialKind, Grant, GrantStore, Redeemed, StoreError};
 
 /// The columns [`client`] reads, in its order.
-const CLIENT_COLUMNS: &str = "id, name, secret_digest, redirect_uris, registered, created_at";
+const CLIENT_COLUMNS: &str =
+    "id, name, secret_digest, redirect_uris, registered, created_at, expires_at";
 /// The columns [`grant`] reads, in its order.
 const GRANT_COLUMNS: &str = "id, client_id, namespace, namespace_label, signed_in_with, scope,
                              resource, created_at, expires_at, token_digest, client_name";
@@ -27,7 +28,7 @@ impl GrantStore for SqliteStore {
             conn.execute(
                 &format!(
                     "INSERT OR REPLACE INTO oauth_clients ({CLIENT_COLUMNS})
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
                 ),
                 params![
                     client.id,
@@ -35,7 +36,8 @@ impl GrantStore for SqliteStore {
                     client.secret_digest,
                     uris,
                     client.registered,
-                    client.created_at.timestamp_micros()
+                    client.created_at.timestamp_micros(),
+                    client.expires_at.map(|at| at.timestamp_micros())
                 ],
             )?;
             Ok(())
@@ -199,11 +201,12 @@ impl GrantStore for SqliteStore {
         let now = now.timestamp_micros();
         self.with_conn(move |conn| {
             let tx = conn.transaction()?;
+            let clients = tx.execute("DELETE FROM oauth_clients WHERE expires_at < ?1", [now])?;
             let grants = tx.execute("DELETE FROM oauth_grants WHERE expires_at < ?1", [now])?;
             let credentials =
                 tx.execute("DELETE FROM oauth_credentials WHERE expires_at < ?1", [now])?;
             tx.commit()?;
-            Ok((grants + credentials) as u64)
+            Ok((clients + grants + credentials) as u64)
         })
         .await
     }
@@ -249,6 +252,10 @@ fn client(row: &Row) -> rusqlite::Result<Client> {
             .map_err(|e| rusqlite::Error::FromSqlConversionFailure(3, Type::Text, Box::new(e)))?,
         registered: row.get(4)?,
         created_at: time(row, 5)?,
+        expires_at: match row.get::<_, Option<i64>>(6)? {
+            Some(_) => Some(time(row, 6)?),
+            None => None,
+        },
     })
 }
 

@@ -19,6 +19,7 @@ const MIGRATIONS: &[fn(&Transaction) -> rusqlite::Result<()>] = &[
     add_vectors,
     add_grant_token_digests,
     add_grant_client_names,
+    add_client_expiry,
 ];
 
 /// 1: entries in save order; each thread remembers its latest entry.
@@ -144,6 +145,14 @@ fn add_grant_token_digests(tx: &Transaction) -> rusqlite::Result<()> {
 /// URL has no row of its own.
 fn add_grant_client_names(tx: &Transaction) -> rusqlite::Result<()> {
     tx.execute_batch("ALTER TABLE oauth_grants ADD COLUMN client_name TEXT;")
+}
+
+/// 11: when a client that registered itself goes if nobody completes a grant for it.
+fn add_client_expiry(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "ALTER TABLE oauth_clients ADD COLUMN expires_at INTEGER;
+         CREATE INDEX oauth_clients_by_expiry ON oauth_clients (expires_at);",
+    )
 }
 
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {

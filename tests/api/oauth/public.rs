@@ -8,7 +8,7 @@ use super::flow::{
     STORES, authorize_with_token, param, pkce, registered_public_client, spawn_oauth,
     token_request, tokens,
 };
-use crate::helpers::{TestApp, error_json, ok_json};
+use crate::helpers::{ADMIN, TestApp, error_json, ok_json};
 
 const REDIRECT: &str = "http://127.0.0.1:33418/callback";
 /// The same, on the port the app listens on this time: any port matches (RFC 8252, section 7.3).
@@ -28,6 +28,20 @@ async fn initialize(app: &TestApp, token: &str) -> reqwest::Response {
         .send()
         .await
         .unwrap()
+}
+
+/// When the client `client_id` goes if nobody completes a grant for it, as the operator sees.
+async fn expiry(app: &TestApp, client_id: &str) -> Value {
+    let listed: Value = ok_json(
+        app.call(reqwest::Method::GET, "/admin/oauth/clients", ADMIN)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let clients = listed["clients"].as_array().unwrap();
+    let client = clients.iter().find(|c| c["client_id"] == client_id);
+    client.expect("the client is listed")["expires_at"].clone()
 }
 
 async fn mcp_client_flow(store: StoreKind) {
@@ -71,6 +85,8 @@ async fn mcp_client_flow(store: StoreKind) {
     );
 
     let client_id = registered_public_client(app, REDIRECT).await;
+    // Anyone may register: a client nobody completes a grant for goes after a day.
+    assert!(expiry(app, &client_id).await.is_string());
     let (verifier, challenge) = pkce();
     let mcp_resource = format!("{issuer}/mcp");
     let back = authorize_with_token(
@@ -106,6 +122,11 @@ async fn mcp_client_flow(store: StoreKind) {
     )
     .await;
     let access = issued["access_token"].as_str().unwrap();
+    assert_eq!(
+        expiry(app, &client_id).await,
+        Value::Null,
+        "a used client stays"
+    );
 
     let answer = initialize(app, access).await;
     assert_eq!(answer.status(), 200);
