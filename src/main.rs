@@ -229,11 +229,20 @@ async fn oauth_client(settings: &Settings, action: ClientAction) -> Result<(), C
                 .redirect_uris,
         ),
         ClientAction::List => {
-            let clients = store.clients().await?;
-            let listed: Vec<_> = clients
-                .into_iter()
-                .map(|c| serde_json::json!({"client_id": c.id, "name": c.name, "redirect_uris": c.redirect_uris}))
-                .collect();
+            const PAGE: u32 = 500;
+            let mut listed = Vec::new();
+            let mut after: Option<String> = None;
+            loop {
+                let page = store.clients(after.as_deref(), PAGE).await?;
+                let full = page.len() == PAGE as usize;
+                after = page.last().map(|c| c.id.clone());
+                listed.extend(page.into_iter().map(|c| {
+                    serde_json::json!({"client_id": c.id, "name": c.name, "redirect_uris": c.redirect_uris})
+                }));
+                if !full {
+                    break;
+                }
+            }
             serde_json::to_value(listed)
         }
     };

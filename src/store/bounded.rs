@@ -221,8 +221,8 @@ impl<S: GrantStore> GrantStore for Bounded<S> {
         self.bound(self.inner.client(id)).await
     }
 
-    async fn clients(&self) -> Result<Vec<Client>, StoreError> {
-        self.bound(self.inner.clients()).await
+    async fn clients(&self, after: Option<&str>, limit: u32) -> Result<Vec<Client>, StoreError> {
+        self.bound(self.inner.clients(after, limit)).await
     }
 
     async fn put_grant(&self, grant: &Grant) -> Result<(), StoreError> {

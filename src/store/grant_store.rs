@@ -13,8 +13,8 @@ pub trait GrantStore: Send + Sync {
 
     async fn client(&self, id: &str) -> Result<Option<Client>, StoreError>;
 
-    /// Every client, by id.
-    async fn clients(&self) -> Result<Vec<Client>, StoreError>;
+    /// Up to `limit` clients by id, from after the id `after`: a page of them.
+    async fn clients(&self, after: Option<&str>, limit: u32) -> Result<Vec<Client>, StoreError>;
 
     /// Adds the grant, or replaces the one with its id.
     async fn put_grant(&self, grant: &Grant) -> Result<(), StoreError>;

@@ -77,7 +77,7 @@ async fn stored_grant(store: &impl GrantStore) -> Grant {
     held
 }
 
-pub async fn clients_are_put_replaced_and_listed_by_id(store: &impl GrantStore) {
+pub async fn clients_are_put_replaced_and_listed_a_page_at_a_time_by_id(store: &impl GrantStore) {
     let mut public = client(None);
     let confidential = client(Some("c2VjcmV0IGRpZ2VzdA"));
     store.put_client(&public).await.unwrap();
@@ -101,16 +101,23 @@ pub async fn clients_are_put_replaced_and_listed_by_id(store: &impl GrantStore) 
     );
     assert_eq!(store.client(&fresh("client")).await.unwrap(), None);
 
-    // Other tests' clients may be listed too.
-    let listed = store.clients().await.unwrap();
-    assert!(listed.is_sorted_by(|a, b| a.id < b.id), "{listed:?}");
-    let mine: Vec<&Client> = listed
-        .iter()
-        .filter(|c| c.id == public.id || c.id == confidential.id)
-        .collect();
-    let mut expected = vec![&public, &confidential];
-    expected.sort_by(|a, b| a.id.cmp(&b.id));
-    assert_eq!(mine, expected);
+    // A page at a time, by id: ids under a prefix of their own, so that other tests' clients
+    // sort before or after them.
+    let prefix = fresh("paged");
+    let mut mine = Vec::new();
+    for (suffix, secret) in [("a", None), ("b", Some("c2VjcmV0")), ("c", None)] {
+        let held = Client {
+            id: format!("{prefix}-{suffix}"),
+            ..client(secret)
+        };
+        store.put_client(&held).await.unwrap();
+        mine.push(held);
+    }
+    let first = store.clients(Some(&prefix), 2).await.unwrap();
+    assert_eq!(first, mine[..2]);
+    let next = store.clients(Some(&first[1].id), 2).await.unwrap();
+    assert_eq!(next.first(), Some(&mine[2]), "{next:?}");
+    assert!(next.len() <= 2 && next.is_sorted_by(|a, b| a.id < b.id));
 }
 
 pub async fn grants_are_listed_by_namespace_oldest_first(store: &impl GrantStore) {
@@ -390,7 +397,7 @@ macro_rules! grant_store_suite {
     };
     ($make:expr) => {
         $crate::grant_store_suite!($make;
-            clients_are_put_replaced_and_listed_by_id,
+            clients_are_put_replaced_and_listed_a_page_at_a_time_by_id,
             grants_are_listed_by_namespace_oldest_first,
             issuing_writes_the_credentials_and_moves_the_expiry,
             a_revoked_grant_issues_nothing,

@@ -7,8 +7,11 @@ use serde::{Deserialize, Serialize};
 
 use super::fallback::method_not_allowed;
 use super::oauth::OAuthOn;
+use crate::domain::ValidationError;
 use crate::http::auth::Admin;
 use crate::http::error::{ApiError, OAuthFailure};
+use crate::http::strict_query::StrictQuery;
+use crate::memory::MemoryError;
 use crate::oauth::client;
 use crate::store::{Client, Grant};
 
@@ -88,11 +91,48 @@ impl From<Grant> for GrantView {
     }
 }
 
-/// `GET /admin/oauth/clients`.
-async fn clients(_: Admin, OAuthOn(oauth): OAuthOn) -> Result<HttpResponse, ApiError> {
-    let clients = oauth.store().clients().await?;
+/// A page of clients: after the client id `after`, `limit` of them.
+#[derive(Deserialize)]
+struct ClientsPage {
+    after: Option<String>,
+    limit: Option<u32>,
+}
+
+/// Clients listed at once when the request does not say, and at most (the refusal of
+/// another `limit` writes it out).
+const CLIENTS_PER_PAGE: u32 = 100;
+const MAX_CLIENTS_PER_PAGE: u32 = 1000;
+
+/// `GET /admin/oauth/clients[?after=ID&limit=N]`: a page of clients by id, and the `after` of
+/// the next page while there may be one.
+async fn clients(
+    _: Admin,
+    OAuthOn(oauth): OAuthOn,
+    StrictQuery(page): StrictQuery<ClientsPage>,
+) -> Result<HttpResponse, ApiError> {
+    let invalid = |name, expected| {
+        ApiError::from(MemoryError::from(ValidationError::InvalidFilter {
+            name,
+            expected,
+        }))
+    };
+    let limit = page.limit.unwrap_or(CLIENTS_PER_PAGE);
+    if !(1..=MAX_CLIENTS_PER_PAGE).contains(&limit) {
+        return Err(invalid("limit", "1 to 1000"));
+    }
+    let after = page.after.as_deref().filter(|after| !after.is_empty());
+    if after.is_some_and(|after| !client::is_issued_id(after)) {
+        return Err(invalid("after", "a client_id, as next_after gives it"));
+    }
+    let clients = oauth.store().clients(after, limit).await?;
+    let next_after = (clients.len() == limit as usize)
+        .then(|| clients.last().map(|client| client.id.clone()))
+        .flatten();
     let clients: Vec<ClientView> = clients.into_iter().map(ClientView::from).collect();
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "clients": clients })))
+    Ok(
+        HttpResponse::Ok()
+            .json(serde_json::json!({ "clients": clients, "next_after": next_after })),
+    )
 }
 
 #[derive(Deserialize)]

@@ -6,10 +6,10 @@ use std::iter;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use firestore::gcloud_sdk::google::firestore::v1::{Document, Write};
+use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, Write, value::ValueType};
 use firestore::gcloud_sdk::tonic::Code;
 use firestore::select_filter_builder::FirestoreQueryFilterBuilder;
-use firestore::{FirestoreQueryFilter, FirestoreValue};
+use firestore::{FirestoreQueryCursor, FirestoreQueryFilter, FirestoreValue};
 
 use super::FirestoreStore;
 use super::calls::counted;
@@ -37,11 +37,28 @@ impl GrantStore for FirestoreStore {
         found.as_ref().map(client).transpose()
     }
 
-    /// Firestore answers a query in document id order when it is asked for no other.
-    async fn clients(&self) -> Result<Vec<Client>, StoreError> {
-        let documents = self
-            .records(CLIENTS, "listing the OAuth clients failed", |_| None)
-            .await?;
+    async fn clients(&self, after: Option<&str>, limit: u32) -> Result<Vec<Client>, StoreError> {
+        let db = self.db();
+        let select = db
+            .fluent()
+            .select()
+            .from(CLIENTS)
+            .order(|o| o.fields([o.field("__name__").ascending()]))
+            .limit(limit);
+        let select = match after {
+            Some(after) => {
+                let name = FirestoreValue::from(Value {
+                    value_type: Some(ValueType::ReferenceValue(self.record_path(CLIENTS, after))),
+                });
+                select.start_at(FirestoreQueryCursor::AfterValue(vec![name]))
+            }
+            None => select,
+        };
+        let documents = select
+            .query()
+            .await
+            .map(counted)
+            .map_err(|e| unavailable("listing the OAuth clients failed", e))?;
         documents.iter().map(client).collect()
     }
 

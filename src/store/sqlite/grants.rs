@@ -58,12 +58,13 @@ impl GrantStore for SqliteStore {
         .await
     }
 
-    async fn clients(&self) -> Result<Vec<Client>, StoreError> {
-        self.with_conn(|conn| {
+    async fn clients(&self, after: Option<&str>, limit: u32) -> Result<Vec<Client>, StoreError> {
+        let after = after.unwrap_or_default().to_owned();
+        self.with_conn(move |conn| {
             conn.prepare(&format!(
-                "SELECT {CLIENT_COLUMNS} FROM oauth_clients ORDER BY id"
+                "SELECT {CLIENT_COLUMNS} FROM oauth_clients WHERE id > ?1 ORDER BY id LIMIT ?2"
             ))?
-            .query_map([], client)?
+            .query_map(params![after, limit], client)?
             .collect()
         })
         .await

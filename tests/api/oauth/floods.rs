@@ -7,7 +7,7 @@ use kioku::throttle::UNSIGNED_WRITES_PER_WINDOW;
 use serde_json::Value;
 
 use super::flow::{oauth_error, spawn_oauth};
-use crate::helpers::{ADMIN, Fresh, TestApp, retry_after};
+use crate::helpers::{ADMIN, Fresh, TestApp, error_json, ok_json, retry_after};
 
 /// A registration from `address`, as Cloud Run's front end forwards it.
 async fn register(app: &TestApp, address: &str, name: &str) -> reqwest::Response {
@@ -33,22 +33,25 @@ async fn behind_cloud_run() -> Fresh {
     .await
 }
 
-/// The registered clients' names, as the operator lists them.
+/// The registered clients' names, as the operator lists them, ten a page.
 async fn registered_names(app: &TestApp) -> Vec<String> {
-    let listed: Value = app
-        .call(reqwest::Method::GET, "/admin/oauth/clients", ADMIN)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    listed["clients"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap().to_owned())
-        .collect()
+    let mut names = Vec::new();
+    let mut path = "/admin/oauth/clients?limit=10".to_owned();
+    loop {
+        let page = app.call(reqwest::Method::GET, &path, ADMIN).send().await;
+        let page: Value = ok_json(page.unwrap()).await;
+        let clients = page["clients"].as_array().unwrap();
+        assert!(clients.len() <= 10, "{page}");
+        names.extend(
+            clients
+                .iter()
+                .map(|c| c["name"].as_str().unwrap().to_owned()),
+        );
+        match page["next_after"].as_str() {
+            Some(after) => path = format!("/admin/oauth/clients?limit=10&after={after}"),
+            None => return names,
+        }
+    }
 }
 
 #[tokio::test]
@@ -73,6 +76,11 @@ async fn registrations_are_limited_per_address() {
         "{names:?}"
     );
     assert!(!names.iter().any(|n| n == "one too many"), "{names:?}");
+    for wrong in ["limit=0", "limit=1001", "after=..%2Fx"] {
+        let path = format!("/admin/oauth/clients?{wrong}");
+        let refused = app.call(reqwest::Method::GET, &path, ADMIN).send().await;
+        error_json(refused.unwrap(), 400, "invalid_filter").await;
+    }
 }
 
 /// Registrations sent all at once, each still writing while the next arrives, are held to the
