@@ -9,7 +9,7 @@ mod tools;
 use crate::domain::Door;
 use crate::guide::{self, Language};
 
-pub use direct::ToolCall;
+pub use direct::{Standard, ToolCall};
 pub use server::MemoryServer;
 
 /// What a client is told at `initialize`: the usage guide, in English, for tools.

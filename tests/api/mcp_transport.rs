@@ -1,12 +1,13 @@
 //! How `/mcp` answers a tool call that kioku answers itself (a plain call from a client that
-//! is not a browser) and one the SDK's transport answers: alike, byte for byte, and neither
-//! taken from a browser page elsewhere or under a host kioku is not.
+//! is not a browser) and one the SDK's transport answers: alike, byte for byte, under every
+//! protocol version kioku answers itself, and neither taken from a browser page elsewhere or
+//! under a host kioku is not.
 
 use kioku::domain::MAX_QUERY_WORDS;
 use reqwest::RequestBuilder;
-use serde_json::json;
+use serde_json::{Value, json};
 
-use crate::helpers::{Fresh, spawn_fresh, summaries};
+use crate::helpers::{Fresh, TestApp, authorize, spawn_fresh, summaries};
 use crate::mcp::{STORES, mcp_post, tools_call};
 
 /// The server's public URL, which sets the origins and hosts the transport allows.
@@ -54,6 +55,137 @@ async fn a_tool_call_is_answered_alike_by_kioku_and_by_the_sdk() {
             assert_eq!(plain, to_the_sdk, "{name} {arguments}");
             assert_eq!(plain.0, 200, "{name} {arguments}: {}", plain.2);
         }
+    }
+}
+
+const STATELESS: &str = "2026-07-28";
+
+/// A call's headers, by name.
+type Headers = Vec<(&'static str, String)>;
+/// A change to a call's message or headers.
+type Tweak = Box<dyn Fn(&mut Value, &mut Headers)>;
+
+/// A 2026-07-28 `tools/call` of `name`: its context in `_meta` and SEP-2243's headers, as
+/// the SDKs send them; `tweak` may change either before it goes.
+fn stateless_call(
+    app: &TestApp,
+    token: &str,
+    name: &str,
+    arguments: &Value,
+    tweak: impl FnOnce(&mut Value, &mut Headers),
+) -> RequestBuilder {
+    let mut message = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": STATELESS,
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "kioku-test", "version": "1.0.0"},
+        }},
+    });
+    let mut headers = vec![
+        ("mcp-protocol-version", STATELESS.to_owned()),
+        ("mcp-method", "tools/call".to_owned()),
+        ("mcp-name", name.to_owned()),
+    ];
+    tweak(&mut message, &mut headers);
+    let mut request = app
+        .client
+        .post(format!("{}/mcp", app.base))
+        .header("accept", "application/json, text/event-stream")
+        .json(&message);
+    for (header, value) in headers {
+        request = request.header(header, value);
+    }
+    authorize(request, Some(token))
+}
+
+#[tokio::test]
+async fn a_stateless_tool_call_is_answered_alike_by_kioku_and_by_the_sdk() {
+    for store in STORES {
+        let public_url = Some(PUBLIC_URL.to_owned());
+        let Fresh { app, token, .. } = spawn_fresh(store, |s| s.public_url = public_url).await;
+        let saved = "会話の要約、「引用」と \"quotes\"。";
+        app.save(&token, Some("t-1"), saved).await;
+        let calls = [
+            ("load_memories", json!({"q": "要約"})),
+            ("save_memory", json!({"summary": " "})),
+            ("forget_memory", json!({"thread_id": "t-none"})),
+            ("load_profile", json!({})),
+            ("no_such_tool", json!({})),
+        ];
+        for (name, arguments) in &calls {
+            let plain = answer(stateless_call(&app, &token, name, arguments, |_, _| {})).await;
+            let to_the_sdk = stateless_call(&app, &token, name, arguments, |_, _| {})
+                .header("origin", PUBLIC_URL);
+            assert_eq!(plain, answer(to_the_sdk).await, "{name} {arguments}");
+            assert_eq!(plain.0, 200, "{name} {arguments}: {}", plain.2);
+        }
+        let (_, _, loaded) = answer(stateless_call(
+            &app,
+            &token,
+            "load_memories",
+            &json!({}),
+            |_, _| {},
+        ))
+        .await;
+        assert!(
+            loaded.starts_with(r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","#),
+            "{loaded}"
+        );
+
+        // What the SDK refuses under 2026-07-28 is not answered here either.
+        let meta = "/params/_meta";
+        let refusals: [(&str, Tweak); 6] = [
+            (
+                "no Mcp-Method",
+                Box::new(|_, h| h.retain(|(n, _)| *n != "mcp-method")),
+            ),
+            (
+                "another Mcp-Name",
+                Box::new(|_, h| h[2].1 = "load_memories".into()),
+            ),
+            (
+                "no _meta",
+                Box::new(|m, _| {
+                    m["params"].as_object_mut().unwrap().remove("_meta");
+                }),
+            ),
+            (
+                "capabilities unreadable",
+                Box::new(move |m, _| {
+                    m.pointer_mut(meta).unwrap()["io.modelcontextprotocol/clientCapabilities"] =
+                        json!({"roots": 5});
+                }),
+            ),
+            (
+                "no capabilities",
+                Box::new(move |m, _| {
+                    m.pointer_mut(meta)
+                        .unwrap()
+                        .as_object_mut()
+                        .unwrap()
+                        .remove("io.modelcontextprotocol/clientCapabilities");
+                }),
+            ),
+            (
+                "another version in _meta",
+                Box::new(move |m, _| {
+                    m.pointer_mut(meta).unwrap()["io.modelcontextprotocol/protocolVersion"] =
+                        json!("2025-11-25");
+                }),
+            ),
+        ];
+        for (why, tweak) in refusals {
+            let refused =
+                stateless_call(&app, &token, "save_memory", &json!({"summary": why}), tweak);
+            let (status, _, body) = answer(refused).await;
+            assert_eq!(status, 400, "{why}: {body}");
+        }
+        assert_eq!(
+            summaries(&app.load(&token).await),
+            [saved],
+            "a refused call saved"
+        );
     }
 }
 

@@ -19,7 +19,7 @@ use crate::http::auth::let_in;
 use crate::http::error::ApiError;
 use crate::http::limits;
 use crate::http::state::AppState;
-use crate::mcp::{MemoryServer, ToolCall};
+use crate::mcp::{MemoryServer, Standard, ToolCall};
 use crate::oauth::SCOPE;
 use crate::store::Usage;
 
@@ -133,9 +133,9 @@ async fn mcp(
 
 /// A plain tool call, sent as the SDK accepts it on every count: no `Origin` (not a browser's
 /// page), a `Host` that is a plain authority and allowed, both answer types accepted in plain
-/// form, a JSON body, a version given and no other `Mcp-` header (SEP-2243's, which the SDK
-/// checks against the body). Everything else goes to the SDK, whose checks then apply as they
-/// are.
+/// form, a JSON body, a version given and no other `Mcp-` header than SEP-2243's `Mcp-Method`
+/// and `Mcp-Name`, once each (which `ToolCall::read` holds to the body as the SDK does).
+/// Everything else goes to the SDK, whose checks then apply as they are.
 fn direct_call(req: &HttpRequest, body: &[u8], hosts: &[String]) -> Option<ToolCall> {
     let headers = req.headers();
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
@@ -160,15 +160,26 @@ fn direct_call(req: &HttpRequest, body: &[u8], hosts: &[String]) -> Option<ToolC
     let json_body = text(header::CONTENT_TYPE.as_str())
         .and_then(|t| t.split(';').next())
         .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"));
+    let known = ["mcp-protocol-version", "mcp-method", "mcp-name"];
     let other_mcp_header = headers
         .keys()
-        .any(|name| name.as_str().starts_with("mcp-") && name.as_str() != "mcp-protocol-version");
+        .any(|name| name.as_str().starts_with("mcp-") && !known.contains(&name.as_str()));
+    let once = |name: &str| headers.get_all(name).count() <= 1;
     let plain = !headers.contains_key(header::ORIGIN)
         && host_allowed
         && accepts_both
         && json_body
-        && !other_mcp_header;
-    plain.then(|| ToolCall::read(body, text("mcp-protocol-version")?))?
+        && !other_mcp_header
+        && known.iter().all(|name| once(name));
+    let standard = Standard {
+        method: text("mcp-method"),
+        name: text("mcp-name"),
+    };
+    // A header that is not text is no plain one.
+    let readable = ["mcp-method", "mcp-name"]
+        .iter()
+        .all(|name| !headers.contains_key(*name) || text(name).is_some());
+    (plain && readable).then(|| ToolCall::read(body, text("mcp-protocol-version")?, standard))?
 }
 
 /// A refused credential, with where to learn how to get one (RFC 9728, section 5.1) and the
@@ -189,4 +200,52 @@ fn challenge(err: &ApiError, base_url: &str) -> HttpResponse {
             .insert(header::WWW_AUTHENTICATE, value);
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::test::TestRequest;
+    use serde_json::json;
+
+    use super::direct_call;
+
+    /// A 2026-07-28 `tools/call` of `load_memories`, with the headers `extra` adds.
+    fn taken(extra: &[(&str, &str)]) -> bool {
+        let body = json!({
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "load_memories", "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }},
+        });
+        let mut request = TestRequest::post()
+            .uri("/mcp")
+            .insert_header(("host", "kioku.example"))
+            .insert_header(("accept", "application/json, text/event-stream"))
+            .insert_header(("content-type", "application/json"))
+            .insert_header(("mcp-protocol-version", "2026-07-28"));
+        for header in extra {
+            request = request.append_header(*header);
+        }
+        let hosts = ["kioku.example".to_owned()];
+        direct_call(
+            &request.to_http_request(),
+            body.to_string().as_bytes(),
+            &hosts,
+        )
+        .is_some()
+    }
+
+    #[test]
+    fn a_stateless_call_is_taken_with_its_method_and_name_once_each() {
+        let method = ("mcp-method", "tools/call");
+        let name = ("mcp-name", "load_memories");
+        assert!(taken(&[method, name]));
+        assert!(!taken(&[name]));
+        assert!(!taken(&[method]));
+        assert!(!taken(&[method, name, name]));
+        assert!(!taken(&[method, method, name]));
+        assert!(!taken(&[method, ("mcp-name", "save_memory")]));
+        assert!(!taken(&[method, name, ("mcp-param-q", "x")]));
+    }
 }
