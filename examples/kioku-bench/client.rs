@@ -51,15 +51,35 @@ pub const MCP_LOAD: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","par
 /// The protocol version the MCP calls declare (stateless: no `initialize` first).
 pub const MCP_PROTOCOL_VERSION: &str = "2025-11-25";
 
-/// An MCP `load_memories` call, through `/mcp`.
-pub async fn mcp_load(client: &reqwest::Client, base: &str, token: &str) {
+/// The same call as a 2026-07-28 client sends it: its context in the request's `_meta`.
+const MCP_LOAD_STATELESS: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"load_memories","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"kioku-bench","version":"1.0.0"}}}}"#;
+
+/// The protocol an MCP call is sent under.
+#[derive(Debug, Clone, Copy)]
+pub enum Mcp {
+    /// [`MCP_PROTOCOL_VERSION`]: a call needs nothing negotiated.
+    Plain,
+    /// 2026-07-28: each call carries its context, and SEP-2243's `Mcp-Method` and `Mcp-Name`.
+    Stateless,
+}
+
+/// An MCP `load_memories` call, through `/mcp`, under `protocol`.
+pub async fn mcp_load(client: &reqwest::Client, base: &str, token: &str, protocol: Mcp) {
     let request = client
         .post(format!("{}/mcp", base.trim_end_matches('/')))
         .bearer_auth(token)
         .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", MCP_PROTOCOL_VERSION)
-        .body(MCP_LOAD);
+        .header("accept", "application/json, text/event-stream");
+    let request = match protocol {
+        Mcp::Plain => request
+            .header("mcp-protocol-version", MCP_PROTOCOL_VERSION)
+            .body(MCP_LOAD),
+        Mcp::Stateless => request
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "load_memories")
+            .body(MCP_LOAD_STATELESS),
+    };
     match ok_body(request).await {
         Ok(body) if body.contains(r#""isError":false"#) => {}
         Ok(body) => panic!("an MCP load from {base} failed: {body}"),

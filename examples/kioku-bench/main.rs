@@ -85,6 +85,9 @@ pub struct Measured {
     pub cpu_load_us: f64,
     /// The same load as an MCP `load_memories` call (kioku only).
     pub cpu_mcp_load_us: Option<f64>,
+    /// A `GET` load and the same load as a 2026-07-28 MCP call, timed in turns of their own
+    /// (kioku only).
+    pub cpu_stateless_pair_us: Option<(f64, f64)>,
     pub idle_bytes: u64,
     pub peak_bytes: u64,
     pub loads: Vec<wrk::Run>,
@@ -202,15 +205,21 @@ async fn measure(setup: &Setup, kind: Kind, args: &Args) -> Measured {
     let load = |_| async move {
         client::load(http, base, token("small")).await;
     };
-    let (cpu_load_us, cpu_mcp_load_us) = if kind.is_kioku() {
-        let mcp_load = |_| async move {
-            client::mcp_load(http, base, token("small")).await;
+    let (cpu_load_us, cpu_mcp_load_us, cpu_stateless_pair_us) = if kind.is_kioku() {
+        let mcp_load = |protocol| {
+            move |_| async move {
+                client::mcp_load(http, base, token("small"), protocol).await;
+            }
         };
-        let (load, mcp) = client::cpu_per_pair(pid, args.requests, load, mcp_load).await;
-        (load, Some(mcp))
+        let plain = mcp_load(client::Mcp::Plain);
+        let (load_us, mcp) = client::cpu_per_pair(pid, args.requests, load, plain).await;
+        let stateless = mcp_load(client::Mcp::Stateless);
+        let pair = client::cpu_per_pair(pid, args.requests, load, stateless).await;
+        (load_us, Some(mcp), Some(pair))
     } else {
         (
             client::cpu_per_request(pid, args.requests, load).await,
+            None,
             None,
         )
     };
@@ -277,6 +286,7 @@ async fn measure(setup: &Setup, kind: Kind, args: &Args) -> Measured {
         cpu_save_us,
         cpu_load_us,
         cpu_mcp_load_us,
+        cpu_stateless_pair_us,
         idle_bytes,
         peak_bytes,
         loads,
