@@ -33,6 +33,16 @@ async fn public_code(app: &TestApp, client_id: &str, token: &str) -> (String, St
     (param(&back, "code").unwrap(), verifier)
 }
 
+/// The authorization endpoint's answer to `params`, from a browser that follows no redirect.
+async fn authorization_page(app: &TestApp, params: &[(&str, &str)]) -> reqwest::Response {
+    browser()
+        .get(format!("{}/oauth/authorize", app.base))
+        .query(params)
+        .send()
+        .await
+        .unwrap()
+}
+
 fn exchange<'a>(client_id: &'a str, code: &'a str, verifier: &'a str) -> [(&'a str, &'a str); 5] {
     [
         ("grant_type", "authorization_code"),
@@ -161,12 +171,7 @@ async fn refusals(store: StoreKind) {
             "invalid_target",
         ),
     ] {
-        let response = browser()
-            .get(format!("{}/oauth/authorize", app.base))
-            .query(&params)
-            .send()
-            .await
-            .unwrap();
+        let response = authorization_page(app, &params).await;
         let back = location(&response);
         assert!(back.as_str().starts_with(GPT_CALLBACK), "{back}");
         assert_eq!(param(&back, "error").as_deref(), Some(error));
@@ -190,12 +195,7 @@ async fn refusals(store: StoreKind) {
             ("client_id", client_id.as_str()),
         ],
     ] {
-        let response = browser()
-            .get(format!("{}/oauth/authorize", app.base))
-            .query(&params)
-            .send()
-            .await
-            .unwrap();
+        let response = authorization_page(app, &params).await;
         assert_eq!(response.status(), 400, "{params:?}");
         assert!(response.headers().get(LOCATION).is_none(), "{params:?}");
         let page = response.text().await.unwrap();
@@ -221,12 +221,7 @@ async fn refusals(store: StoreKind) {
             ("redirect_uri", "http://127.0.0.1:10/other"),
         ],
     ] {
-        let response = browser()
-            .get(format!("{}/oauth/authorize", app.base))
-            .query(&params)
-            .send()
-            .await
-            .unwrap();
+        let response = authorization_page(app, &params).await;
         assert_eq!(response.status(), 400);
         assert!(response.headers().get(LOCATION).is_none());
         assert!(response.text().await.unwrap().contains("<h1>"));
