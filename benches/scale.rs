@@ -64,6 +64,7 @@ async fn fill(store: &impl MemoryStore, ns: &Namespace, vectors: bool) {
                 t % 60
             );
             let entry = Entry {
+                writer: None,
                 summary: summary(t, e),
                 timestamp,
             };

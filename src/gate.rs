@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::credentials::{AdminTokens, AuthError, Session, Sessions, TokenSignIn, Tokens};
-use crate::domain::{Door, Namespace};
+use crate::domain::{Caller, Door, Namespace, Writer};
 use crate::oauth::{Access, AuthorizationServer};
 use crate::rate_limit::RateLimit;
 use crate::throttle::{FailedSignIns, UnsignedWrites};
@@ -73,26 +73,26 @@ impl Gate {
         &self.sessions
     }
 
-    /// A call at `door` (the API or MCP) from `client` with `bearer`: the namespace it opens,
-    /// within that namespace's rate limit. A token presented and not known counts as a failed
+    /// A call at `door` (the API or MCP) from `client` with `bearer`: the namespace it opens
+    /// and who writes there, within that namespace's rate limit. A token presented and not known counts as a failed
     /// sign-in; no token at all is no guess, nor is an access token issued here that expired.
     pub async fn call(
         &self,
         client: IpAddr,
         bearer: Option<&str>,
         door: Door,
-    ) -> Result<Namespace, Refusal> {
+    ) -> Result<Caller, Refusal> {
         self.admit(client)?;
         let token = bearer.ok_or(AuthError::MissingCredentials)?;
-        let namespace = match self.namespace(token, door).await {
+        let caller = match self.caller(token, door).await {
             Err(Refusal::Credentials(err)) if is_a_guess(&err) => {
                 self.failed(client, door)?;
                 return Err(err.into());
             }
             found => found?,
         };
-        self.within_rate(&namespace)?;
-        Ok(namespace)
+        self.within_rate(&caller.namespace)?;
+        Ok(caller)
     }
 
     /// An operator's call from `client` with `bearer`, which must be an admin token.
@@ -164,11 +164,14 @@ impl Gate {
             .map_err(Refusal::RateLimited)
     }
 
-    /// The namespace `token` opens at `door`. An API token is checked first, and costs no
-    /// store read.
-    async fn namespace(&self, token: &str, door: Door) -> Result<Namespace, Refusal> {
+    /// The namespace `token` opens at `door`, and who it writes as. An API token is checked
+    /// first, and costs no store read.
+    async fn caller(&self, token: &str, door: Door) -> Result<Caller, Refusal> {
         if let Some(namespace) = self.tokens.authenticate(token) {
-            return Ok(namespace.clone());
+            return Ok(Caller {
+                writer: Writer::token(namespace),
+                namespace: namespace.clone(),
+            });
         }
         let Some(oauth) = &self.oauth else {
             return Err(AuthError::UnknownToken.into());
@@ -178,7 +181,7 @@ impl Gate {
             issued,
         };
         match oauth.authenticate(token, door).await {
-            Ok(Access::Granted(namespace)) => Ok(namespace),
+            Ok(Access::Granted(caller)) => Ok(caller),
             Ok(Access::NotOurs) => Err(AuthError::UnknownToken.into()),
             Ok(Access::Unknown) => {
                 Err(refused("this access token is unknown or revoked", false).into())

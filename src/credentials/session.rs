@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 
 use super::{Tokens, digest, generate_token, hex};
-use crate::domain::Namespace;
+use crate::domain::{Caller, Namespace, Writer};
 use crate::store::{Credential, CredentialKind, GrantStore, Redeemed, StoreError};
 
 /// How long a sign-in to the memory page lasts: a working day, then the person signs in again.
@@ -42,6 +42,14 @@ pub struct Session {
 }
 
 impl Session {
+    /// The person, writing on the memory page.
+    pub fn caller(&self) -> Caller {
+        Caller {
+            namespace: self.namespace.clone(),
+            writer: Writer::Page,
+        }
+    }
+
     /// Whether the session still stands as far as sign-in goes: one signed in with an API token
     /// ends when that token is no longer configured.
     pub fn still_signed_in(&self, tokens: &Tokens) -> bool {

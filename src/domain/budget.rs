@@ -44,6 +44,7 @@ pub fn cut_to_fit(entry: &Entry, chars: usize) -> Option<Entry> {
     cut_text(&entry.summary, chars, |summary| Entry {
         summary,
         timestamp: entry.timestamp.clone(),
+        writer: entry.writer.clone(),
     })
 }
 

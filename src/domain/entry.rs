@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{Summary, entry_micros};
+use super::{Summary, Writer, entry_micros};
 
 /// How long after a save the same summary to the same thread is taken for a retry of it (after
 /// a timeout or a 503, the first may have landed) rather than something to store again.
@@ -19,15 +19,19 @@ pub struct Entry {
     pub summary: String,
     /// When it was saved, RFC 3339 with the server's zone, e.g. `2025-08-19T08:39:27.174624+09:00`.
     pub timestamp: String,
+    /// Who saved it; absent for what was saved before kioku recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writer: Option<Writer>,
 }
 
 impl Entry {
-    /// Stamps `summary` with the current time in `zone`, RFC 3339 with microseconds, e.g.
-    /// `2025-08-19T08:39:27.174624+09:00`.
-    pub fn now(summary: Summary, zone: Tz) -> Self {
+    /// Stamps `summary` by `writer` with the current time in `zone`, RFC 3339 with
+    /// microseconds, e.g. `2025-08-19T08:39:27.174624+09:00`.
+    pub fn now(summary: Summary, zone: Tz, writer: Writer) -> Self {
         Self {
             summary: summary.into_inner(),
             timestamp: now_stamp(zone),
+            writer: Some(writer),
         }
     }
 
@@ -61,7 +65,7 @@ mod tests {
     #[test]
     fn timestamps_carry_microseconds_and_the_zone_offset() {
         let summary = Summary::parse(Some("x".into()), 10).unwrap();
-        let tokyo = Entry::now(summary.clone(), chrono_tz::Asia::Tokyo);
+        let tokyo = Entry::now(summary.clone(), chrono_tz::Asia::Tokyo, Writer::Import);
         let ts = chrono::DateTime::parse_from_rfc3339(&tokyo.timestamp).unwrap();
         assert_eq!(ts.offset().local_minus_utc(), 9 * 3600);
         assert_eq!(
@@ -70,7 +74,7 @@ mod tests {
         );
         assert!(tokyo.timestamp.ends_with("+09:00"));
 
-        let utc = Entry::now(summary, chrono_tz::UTC);
+        let utc = Entry::now(summary, chrono_tz::UTC, Writer::Import);
         assert!(utc.timestamp.ends_with("+00:00"), "{}", utc.timestamp);
     }
 
@@ -79,6 +83,7 @@ mod tests {
         let at = |summary: &str, timestamp: &str| Entry {
             summary: summary.into(),
             timestamp: timestamp.into(),
+            writer: None,
         };
         let newest = at("要約", "2025-08-19T08:00:00.000000+09:00");
         assert!(at("要約", "2025-08-19T08:00:00.000000+09:00").repeats(&newest));

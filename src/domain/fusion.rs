@@ -65,6 +65,7 @@ mod tests {
             entry: Entry {
                 summary: thread.into(),
                 timestamp: cursor(at).unwrap(),
+                writer: None,
             },
             at,
             seq: at,

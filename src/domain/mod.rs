@@ -25,6 +25,7 @@ mod thread_id;
 mod ties;
 mod time;
 mod vector;
+mod writer;
 
 pub use budget::json_chars;
 pub use document_id::MAX_THREAD_ID_CHARS;
@@ -50,3 +51,4 @@ pub use terms::{TERMS_VERSION, fold, terms};
 pub use thread_id::ThreadId;
 pub use time::{cursor, entry_micros, parse_instant, parse_timestamp};
 pub use vector::{Embedded, ModelId, Vector};
+pub use writer::{Caller, Writer};

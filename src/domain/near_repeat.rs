@@ -29,6 +29,7 @@ mod tests {
         Entry {
             summary: summary.to_owned(),
             timestamp: "2025-01-01T00:00:00Z".to_owned(),
+            writer: None,
         }
     }
 

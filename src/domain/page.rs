@@ -149,6 +149,7 @@ mod tests {
             entry: Entry {
                 summary: summary.into(),
                 timestamp,
+                writer: None,
             },
             at,
             seq: at,

@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 
 use super::budget::{ENVELOPE_CHARS, cut_text, json_chars};
 use super::summary::check_text;
-use super::{TextField, ValidationError, entry_micros, now_stamp};
+use super::{TextField, ValidationError, Writer, entry_micros, now_stamp};
 use chrono_tz::Tz;
 
 /// Versions of a profile a store keeps: the newest this many.
@@ -24,6 +24,9 @@ pub struct Profile {
     pub version: u64,
     /// When this version was written, as a summary's `timestamp`.
     pub updated_at: String,
+    /// Who wrote this version; absent for one written before kioku recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writer: Option<Writer>,
 }
 
 /// A rewrite of the profile, validated, before a store numbers it.
@@ -33,22 +36,25 @@ pub struct ProfileDraft {
     pub updated_at: String,
     /// The version the writer read (0: none), when it asks that no other be current.
     pub expected_version: Option<u64>,
+    pub writer: Writer,
 }
 
 impl ProfileDraft {
-    /// Reads a rewrite as sent: `text` under the same rules as a summary, stamped now in
-    /// `zone`; `expected_version` a whole number from 0, or absent.
+    /// Reads a rewrite `writer` sent: `text` under the same rules as a summary, stamped now
+    /// in `zone`; `expected_version` a whole number from 0, or absent.
     pub fn parse(
         text: &str,
         expected_version: Option<&str>,
         max_chars: usize,
         zone: Tz,
+        writer: Writer,
     ) -> Result<Self, ValidationError> {
         check_profile(text, max_chars)?;
         Ok(Self {
             text: text.to_owned(),
             updated_at: now_stamp(zone),
             expected_version: parse_version(expected_version, "expected_version", 0)?,
+            writer,
         })
     }
 
@@ -66,6 +72,7 @@ impl ProfileDraft {
             profile: self.text.clone(),
             version: number + 1,
             updated_at: self.updated_at.clone(),
+            writer: Some(self.writer.clone()),
         })
     }
 }
@@ -139,12 +146,19 @@ mod tests {
     use super::*;
 
     fn draft(expected: Option<&str>) -> ProfileDraft {
-        ProfileDraft::parse("好きな言語は Rust", expected, 100, chrono_tz::Asia::Tokyo).unwrap()
+        ProfileDraft::parse(
+            "好きな言語は Rust",
+            expected,
+            100,
+            chrono_tz::Asia::Tokyo,
+            Writer::Page,
+        )
+        .unwrap()
     }
 
     #[test]
     fn a_draft_keeps_the_rules_of_a_summary() {
-        let parse = |text: &str| ProfileDraft::parse(text, None, 5, chrono_tz::UTC);
+        let parse = |text: &str| ProfileDraft::parse(text, None, 5, chrono_tz::UTC, Writer::Page);
         assert_eq!(
             parse(" \n"),
             Err(ValidationError::Blank(TextField::Profile))
@@ -201,6 +215,7 @@ mod tests {
             profile: "記".repeat(2_000),
             version: 1,
             updated_at: "2025-08-19T08:39:27.174624+09:00".into(),
+            writer: None,
         };
         let (whole, chars) = long.clone().within(10_000).unwrap();
         assert_eq!(

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use super::budget::{Budget, cut_to_fit, json_chars};
 use super::relevance::{Scorer, TermCounts, TermStats};
 use super::ties::Ties;
-use super::{Entry, Filter, Located, Query, cursor};
+use super::{Entry, Filter, Located, Query, Writer, cursor};
 
 /// Most terms a result names in `matched`.
 const MAX_MATCHED: usize = 8;
@@ -24,6 +24,9 @@ pub struct Found {
     /// The question's terms this summary holds (folded, stemmed, or two-character pieces of
     /// Japanese and Chinese), the rarest first; empty when it came back for its meaning alone.
     pub matched: Vec<String>,
+    /// Who saved it, when kioku recorded it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writer: Option<Writer>,
 }
 
 /// An entry a store read for a search, with its terms if the store keeps them.
@@ -160,6 +163,7 @@ pub fn take(
             summary: item.entry.summary,
             timestamp: item.entry.timestamp,
             matched,
+            writer: item.entry.writer,
         };
         let found = if budget.take(json_chars(&found) + 1) {
             found
@@ -167,6 +171,7 @@ pub fn take(
             let entry = Entry {
                 summary: found.summary,
                 timestamp: found.timestamp,
+                writer: found.writer,
             };
             let overhead = json_chars(&Found {
                 thread_id: found.thread_id.clone(),
@@ -181,6 +186,7 @@ pub fn take(
                         summary: cut.summary,
                         timestamp: cut.timestamp,
                         matched: found.matched,
+                        writer: cut.writer,
                     }
                 }
                 None => break,
@@ -224,6 +230,7 @@ mod tests {
                         entry: Entry {
                             summary: format!("word {thread}"),
                             timestamp: cursor(at).unwrap(),
+                            writer: None,
                         },
                         at,
                         seq: at,
@@ -257,6 +264,7 @@ mod tests {
             summary: "word a".into(),
             timestamp: cursor(3_000_000).unwrap(),
             matched: vec!["word".into()],
+            writer: None,
         }) + 1;
         let limited = Filter {
             limit: Some(2),

@@ -10,13 +10,13 @@ use futures_util::future::LocalBoxFuture;
 use super::error::ApiError;
 use super::state::AppState;
 use crate::credentials::{BareNamed, Tokens};
-use crate::domain::{Door, Namespace};
+use crate::domain::{Caller, Door, Namespace};
 
-/// The namespace of a call to the GPT Action's API, let in by the gate: the request presented
-/// an API token, or an access token of this server's OAuth grants for the API, and its
-/// namespace is within its rate limit.
+/// A call to the GPT Action's API, let in by the gate: the request presented an API token, or
+/// an access token of this server's OAuth grants for the API, and its namespace is within its
+/// rate limit.
 #[derive(Debug, Clone)]
-pub struct Authenticated(pub Namespace);
+pub struct Authenticated(pub Caller);
 
 impl FromRequest for Authenticated {
     type Error = actix_web::Error;
@@ -31,12 +31,12 @@ impl FromRequest for Authenticated {
     }
 }
 
-/// The namespace a call at `door` opens, as the gate decides; the request log reads it back.
-pub async fn let_in(req: &HttpRequest, app: &AppState, door: Door) -> Result<Namespace, ApiError> {
+/// The caller at `door`, as the gate decides; the request log reads its namespace back.
+pub async fn let_in(req: &HttpRequest, app: &AppState, door: Door) -> Result<Caller, ApiError> {
     let client = app.site.client_address(req);
-    let namespace = app.gate.call(client, bearer_token(req), door).await?;
-    req.extensions_mut().insert(namespace.clone());
-    Ok(namespace)
+    let caller = app.gate.call(client, bearer_token(req), door).await?;
+    req.extensions_mut().insert(caller.namespace.clone());
+    Ok(caller)
 }
 
 /// A request that presented an admin token, from `client`, whom the audit line names.

@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::MemoryServer;
-use crate::domain::Namespace;
+use crate::domain::Caller;
 
 /// Versions whose `tools/call` needs nothing negotiated in the request, so one answer's shape
 /// serves them all.
@@ -116,16 +116,16 @@ struct ToolResult<'a> {
 }
 
 impl MemoryServer {
-    /// The JSON-RPC answer to `call` in `ns`; `None` when no tool has the name called, which
-    /// the SDK answers with its protocol error.
-    pub async fn answer(&self, ns: &Namespace, call: ToolCall) -> Option<Vec<u8>> {
+    /// The JSON-RPC answer to `call` for `caller`; `None` when no tool has the name called,
+    /// which the SDK answers with its protocol error.
+    pub async fn answer(&self, caller: &Caller, call: ToolCall) -> Option<Vec<u8>> {
         let ToolCall {
             id,
             params,
             says_result_type,
         } = call;
         let args = params.arguments.unwrap_or_default();
-        let outcome = self.call(ns, &params.name, args).await?;
+        let outcome = self.call(caller, &params.name, args).await?;
         let response = JsonRpcResponse {
             jsonrpc: JsonRpcVersion2_0,
             id,

@@ -17,7 +17,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::tools::{self, FORGET, LOAD, LOAD_PROFILE, SAVE, SAVE_PROFILE, unknown_argument};
-use crate::domain::Namespace;
+use crate::domain::{Caller, Namespace};
 use crate::error_chain::ErrorChain;
 use crate::error_code::{ErrorBody, ErrorCode};
 use crate::memory::{
@@ -46,20 +46,21 @@ impl MemoryServer {
         }
     }
 
-    /// Runs the tool `name` in `ns`: its answer, or its refusal as a tool error; `None` when
-    /// kioku has no such tool.
+    /// Runs the tool `name` for `caller`: its answer, or its refusal as a tool error; `None`
+    /// when kioku has no such tool.
     pub(super) async fn call(
         &self,
-        ns: &Namespace,
+        caller: &Caller,
         name: &str,
         args: Arguments,
     ) -> Option<Outcome> {
+        let ns = &caller.namespace;
         let outcome = match name {
-            SAVE => self.save(ns, args).await,
+            SAVE => self.save(caller, args).await,
             LOAD => self.load(ns, args).await,
             FORGET => self.forget(ns, args).await,
             LOAD_PROFILE => self.load_profile(ns, args).await,
-            SAVE_PROFILE => self.save_profile(ns, args).await,
+            SAVE_PROFILE => self.save_profile(caller, args).await,
             _ => return None,
         };
         Some(match outcome {
@@ -68,8 +69,8 @@ impl MemoryServer {
         })
     }
 
-    async fn save(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, Refusal> {
-        let saved = self.memory.save(ns, parse::<SaveRequest>(args)?);
+    async fn save(&self, caller: &Caller, args: Arguments) -> Result<Outcome, Refusal> {
+        let saved = self.memory.save(caller, parse::<SaveRequest>(args)?);
         Ok(Outcome::answer(&saved.await?))
     }
 
@@ -90,10 +91,10 @@ impl MemoryServer {
         ))
     }
 
-    async fn save_profile(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, Refusal> {
+    async fn save_profile(&self, caller: &Caller, args: Arguments) -> Result<Outcome, Refusal> {
         let request: ProfileWriteRequest = parse(args)?;
         Ok(Outcome::answer(
-            &self.memory.write_profile(ns, &request).await?,
+            &self.memory.write_profile(caller, &request).await?,
         ))
     }
 }
@@ -116,9 +117,9 @@ impl ServerHandler for MemoryServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let ns = namespace(&context)?;
+        let caller = caller(&context)?;
         let args = request.arguments.unwrap_or_default();
-        let call = self.call(&ns, &request.name, args);
+        let call = self.call(&caller, &request.name, args);
         // Counted into the HTTP request's store costs, which the SDK's task is outside of.
         let outcome = match usage(&context) {
             Some(usage) => usage.scope(call).await,
@@ -229,12 +230,12 @@ fn usage(context: &RequestContext<RoleServer>) -> Option<Arc<Usage>> {
         .cloned()
 }
 
-/// The namespace the HTTP layer authenticated, which it hands on with the request's parts.
-fn namespace(context: &RequestContext<RoleServer>) -> Result<Namespace, ErrorData> {
+/// The caller the HTTP layer let in, which it hands on with the request's parts.
+fn caller(context: &RequestContext<RoleServer>) -> Result<Caller, ErrorData> {
     context
         .extensions
         .get::<http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<Namespace>())
+        .and_then(|parts| parts.extensions.get::<Caller>())
         .cloned()
         .ok_or_else(|| ErrorData::internal_error("the request reached no namespace", None))
 }

@@ -1,5 +1,6 @@
 //! What can be done with a namespace's memory, for every door that leads to it (the HTTP API,
-//! the MCP tools and the memory page): save, load (a page or a search), forget, and the profile.
+//! the MCP tools and the memory page): save, load (a page or a search), forget, the profile,
+//! and what one app wrote (each save and rewrite records its [`Writer`](crate::domain::Writer)).
 //! Each operation owns its request type, the one every door fills (and the MCP tool's schema);
 //! it validates what was sent into domain types, calls the store and shapes the answer, so that
 //! no rule is written twice.
@@ -10,6 +11,7 @@ mod load;
 mod profile;
 mod save;
 pub mod sent;
+mod written_by;
 
 use std::sync::Arc;
 

@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 
 use super::{Memory, MemoryError, SaveStatus, sent};
 use crate::domain::{
-    Namespace, Profile, ProfileDraft, ProfileWrite, ValidationError, parse_version,
+    Caller, Namespace, Profile, ProfileDraft, ProfileWrite, ValidationError, Writer, parse_version,
 };
 
 /// A read of the profile (the `load_profile` tool's schema).
@@ -55,7 +55,7 @@ impl Memory {
     /// Reads the profile, or with `profile` rewrites it.
     pub async fn profile(
         &self,
-        ns: &Namespace,
+        caller: &Caller,
         req: ProfileRequest,
     ) -> Result<ProfileAnswer, MemoryError> {
         let reads_version = req.version.as_deref().is_some_and(|v| !v.trim().is_empty());
@@ -68,13 +68,17 @@ impl Memory {
                     profile,
                     expected_version: req.expected_version,
                 };
-                Ok(ProfileAnswer::Saved(self.write_profile(ns, &write).await?))
+                Ok(ProfileAnswer::Saved(
+                    self.write_profile(caller, &write).await?,
+                ))
             }
             None => {
                 let read = ProfileReadRequest {
                     version: req.version,
                 };
-                Ok(ProfileAnswer::Read(self.read_profile(ns, &read).await?))
+                Ok(ProfileAnswer::Read(
+                    self.read_profile(&caller.namespace, &read).await?,
+                ))
             }
         }
     }
@@ -100,15 +104,17 @@ impl Memory {
     /// Rewrites the profile, unless another version than the one it was based on is current.
     pub async fn write_profile(
         &self,
-        ns: &Namespace,
+        caller: &Caller,
         req: &ProfileWriteRequest,
     ) -> Result<ProfileSaved, MemoryError> {
+        let ns = &caller.namespace;
         let text = &req.profile;
         let draft = ProfileDraft::parse(
             text,
             req.expected_version.as_deref(),
             self.rules.max_profile_chars,
             self.rules.timezone,
+            caller.writer.clone(),
         )?;
         match self
             .store
@@ -157,6 +163,9 @@ pub struct ProfileRead {
     version: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     updated_at: Option<String>,
+    /// Who wrote this version, when kioku recorded it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    writer: Option<Writer>,
 }
 
 impl ProfileRead {
@@ -166,6 +175,7 @@ impl ProfileRead {
             profile: Some(profile.profile),
             version: Some(profile.version),
             updated_at: Some(profile.updated_at),
+            writer: profile.writer,
         }
     }
 
@@ -180,6 +190,7 @@ impl ProfileRead {
             profile: None,
             version: None,
             updated_at: None,
+            writer: None,
         }
     }
 }

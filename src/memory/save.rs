@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 
 use super::{Memory, MemoryError};
 use crate::domain::{
-    Embedded, Entry, Namespace, REPEAT_WINDOW_MICROS, Summary, ThreadId, entry_micros,
+    Caller, Embedded, Entry, Namespace, REPEAT_WINDOW_MICROS, Summary, ThreadId, entry_micros,
     nearly_repeats,
 };
 use crate::error_chain::ErrorChain;
@@ -28,11 +28,12 @@ pub struct SaveRequest {
 impl Memory {
     /// Saves the summary to the thread `thread_id`, or to a new thread when it is absent or
     /// empty.
-    pub async fn save(&self, ns: &Namespace, req: SaveRequest) -> Result<Saved, MemoryError> {
+    pub async fn save(&self, caller: &Caller, req: SaveRequest) -> Result<Saved, MemoryError> {
+        let ns = &caller.namespace;
         let summary = Summary::parse(req.summary, self.rules.max_summary_chars)?;
         let named = req.thread_id.as_deref().is_some_and(|id| !id.is_empty());
         let thread = ThreadId::parse_or_new(req.thread_id.as_deref())?;
-        let entry = Entry::now(summary, self.rules.timezone);
+        let entry = Entry::now(summary, self.rules.timezone, caller.writer.clone());
         let vector = self.embed(&entry.summary).await;
         // A thread the save begins holds nothing to be near.
         let similar_to = match &vector {

@@ -9,14 +9,14 @@ use super::resource;
 use super::secret::{self, SecretKind};
 use super::server::{AuthorizationServer, SIGNED_OUT};
 use super::token::read_body;
-use crate::domain::{Door, Namespace};
+use crate::domain::{Caller, Door, Namespace, Writer};
 use crate::store::{CredentialKind, StoreError};
 
 /// What an access token presented at a door comes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Access {
-    /// The token opens this namespace.
-    Granted(Namespace),
+    /// The token opens this namespace, for the app of its grant.
+    Granted(Caller),
     /// Not shaped as this server's access tokens: not looked up.
     NotOurs,
     /// Shaped as one, but unknown here or revoked: a guess, for all anyone can tell.
@@ -52,6 +52,11 @@ impl AuthorizationServer {
         }
         let namespace = Namespace::labelled(&body.grant.namespace, &body.grant.namespace_label)
             .map_err(|e| StoreError::failed("a grant's namespace is invalid", e))?;
-        Ok(Access::Granted(namespace))
+        let grant = body.grant;
+        let writer = Writer::App {
+            name: grant.client_name.unwrap_or_else(|| grant.client_id.clone()),
+            client_id: grant.client_id,
+        };
+        Ok(Access::Granted(Caller { namespace, writer }))
     }
 }

@@ -11,6 +11,8 @@ use crate::store::{GrantStore, StoreError};
 #[derive(Debug, Clone)]
 pub struct ConnectedApp {
     pub grant_id: String,
+    /// What its writes record (see [`Writer::App`](crate::domain::Writer::App)).
+    pub client_id: String,
     pub client_name: String,
     /// `token`, or the OpenID Provider's issuer.
     pub signed_in_with: String,
@@ -38,6 +40,7 @@ pub async fn connected_apps(
         };
         apps.push(ConnectedApp {
             grant_id: grant.id,
+            client_id: grant.client_id,
             client_name,
             signed_in_with: grant.signed_in_with,
             connected_at: grant.created_at,

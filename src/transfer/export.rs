@@ -155,7 +155,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::domain::{Entry, Profile, ThreadId};
+    use crate::domain::{Entry, Profile, ThreadId, Writer};
     use crate::store::SqliteStore;
 
     /// Pages end and begin between lines: every thread once, by id, then the profile; and a
@@ -171,6 +171,7 @@ mod tests {
         let entry = Entry {
             summary: "要約".into(),
             timestamp: "2025-08-19T08:39:27.174624+09:00".into(),
+            writer: Some(Writer::Import),
         };
         for i in 0..threads {
             let id = ThreadId::parse(&format!("t{i:03}")).unwrap();
@@ -183,6 +184,7 @@ mod tests {
             profile: "Rust を書く".into(),
             version: 1,
             updated_at: entry.timestamp.clone(),
+            writer: Some(Writer::Page),
         };
         store
             .import_profile(&profile_only, &[version])

@@ -6,7 +6,7 @@ use std::io::BufRead;
 use chrono::{DateTime, TimeDelta, Utc};
 
 use super::{ProfileRecord, ThreadRecord, TransferError};
-use crate::domain::{Entry, Namespace, Profile, Summary, ThreadId, check_profile};
+use crate::domain::{Entry, Namespace, Profile, Summary, ThreadId, Writer, check_profile};
 use crate::store::{MemoryStore, StoreError};
 
 /// The longest texts an import takes, as a save and a profile rewrite take them.
@@ -180,7 +180,21 @@ fn checked(entry: Entry, max_summary_chars: usize, now: DateTime<Utc>) -> Result
     Ok(Entry {
         summary,
         timestamp: entry.timestamp,
+        writer: Some(imported(entry.writer)?),
     })
+}
+
+/// Who wrote what is imported: the writer its export recorded, or the import itself.
+fn imported(writer: Option<Writer>) -> Result<Writer, String> {
+    match writer {
+        Some(writer) if writer.is_plausible() => Ok(writer),
+        Some(_) => Err(
+            "its writer's name or client_id is empty, too long or holds control \
+                        characters"
+                .into(),
+        ),
+        None => Ok(Writer::Import),
+    }
 }
 
 /// `version` if a rewrite could have made it: its text as a rewrite takes one, numbered from 1,
@@ -196,7 +210,11 @@ fn checked_version(
         return Err(fail("versions are numbered from 1.".into()));
     }
     past_time("updated_at", &version.updated_at, now).map_err(fail)?;
-    Ok(version)
+    let writer = imported(version.writer.clone()).map_err(fail)?;
+    Ok(Profile {
+        writer: Some(writer),
+        ..version
+    })
 }
 
 /// Checks that `value` is an RFC 3339 time no later than `now` (give or take
@@ -225,6 +243,7 @@ mod tests {
         Entry {
             summary: summary.into(),
             timestamp: timestamp.into(),
+            writer: None,
         }
     }
 
@@ -234,8 +253,27 @@ mod tests {
             .unwrap()
             .to_utc();
         let fine = entry("要約", "2025-08-19T08:59:00+09:00");
-        assert_eq!(checked(fine.clone(), 10, now), Ok(fine));
+        let marked = Entry {
+            writer: Some(Writer::Import),
+            ..fine.clone()
+        };
+        assert_eq!(checked(fine, 10, now), Ok(marked.clone()));
+        let written = Entry {
+            writer: Some(Writer::Token {
+                label: "alice".into(),
+            }),
+            ..marked.clone()
+        };
+        assert_eq!(checked(written.clone(), 10, now), Ok(written));
+        let forged = Entry {
+            writer: Some(Writer::App {
+                client_id: "x".repeat(2049),
+                name: "App".into(),
+            }),
+            ..marked
+        };
         for (bad, reason) in [
+            (forged, "writer"),
             (entry("a\u{202e}b", "2025-08-19T00:00:00Z"), "U+202E"),
             (entry("  ", "2025-08-19T00:00:00Z"), "blank"),
             (

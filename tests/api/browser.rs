@@ -69,7 +69,8 @@ async fn the_privacy_page_renders_accessibly_and_unframed_on_firestore() {
 
 /// The memory page's scenario, between what the API saved before and what it finds after: the
 /// summary forgotten in the browser is gone and the other kept, the profile is the one written
-/// there, and the app disconnected there can no longer use its access token.
+/// there, and the app disconnected there can no longer use its access token, and what it saved
+/// is forgotten with it.
 async fn memory_page(store: StoreKind) {
     let fresh = spawn_oauth(store, |_| {}).await;
     let app = &fresh.app;
@@ -84,6 +85,8 @@ async fn memory_page(store: StoreKind) {
             .send()
     };
     assert_eq!(load(&access).await.unwrap().status(), 200);
+    let app_saved = "dentist appointment on Tuesday";
+    app.save(&access, None, app_saved).await;
 
     let profile = "好きな言語は Rust。返事は短く。";
     let env = [
@@ -92,6 +95,7 @@ async fn memory_page(store: StoreKind) {
         ("KIOKU_PAGE_KEEP", keep),
         ("KIOKU_PAGE_PROFILE", profile),
         ("KIOKU_PAGE_APP", CLIENT_NAME),
+        ("KIOKU_PAGE_APP_SAVED", app_saved),
     ];
     scenario("memory_page", store, app, &env).await;
 

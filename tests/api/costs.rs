@@ -103,6 +103,7 @@ async fn a_first_page_of_a_large_namespace_reads_what_it_answers() {
         .map(|i| {
             let entries = (0..3)
                 .map(|j| Entry {
+                    writer: None,
                     summary: format!("{i} {j} {}", "記憶".repeat(150)),
                     timestamp: format!(
                         "2025-08-{:02}T{:02}:{:02}:{:02}.000000+09:00",
@@ -171,6 +172,7 @@ async fn a_search_of_a_large_namespace_reads_the_threads_holding_its_term() {
         .map(|i| {
             let word = if i % 700 == 0 { "needle" } else { "hay" };
             let entry = Entry {
+                writer: None,
                 summary: format!("thread {i} holds {word}"),
                 timestamp: format!(
                     "2025-08-01T{:02}:{:02}:00.000000+09:00",

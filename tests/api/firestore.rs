@@ -32,6 +32,7 @@ async fn spawn_on_firestore(
 
 fn entry(summary: &str, timestamp: &str) -> Entry {
     Entry {
+        writer: None,
         summary: summary.into(),
         timestamp: timestamp.into(),
     }
@@ -108,9 +109,17 @@ async fn a_namespace_written_by_the_original_loads_and_saves_as_the_original_wou
         thread[..2],
         original["data"][uuid_thread].as_array().unwrap()[..]
     );
+    // kioku records the writer beside the original's fields: the bare token by its label,
+    // `bare-token-N`, never by itself.
+    let label = thread[2]["writer"]["label"].as_str().unwrap_or_default();
+    assert!(label.starts_with("bare-token-"), "{}", thread[2]);
     assert_eq!(
         thread[2],
-        json!({"summary": "kiokuで追記", "timestamp": saved["timestamp"]})
+        json!({
+            "summary": "kiokuで追記",
+            "timestamp": saved["timestamp"],
+            "writer": {"by": "token", "label": label},
+        })
     );
     assert_eq!(
         keys(&loaded["data"]),

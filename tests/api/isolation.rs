@@ -35,6 +35,7 @@ async fn fill(path: &Path) {
     for thread in 0..ENTRIES / PER_THREAD {
         let entries: Vec<Entry> = (0..PER_THREAD)
             .map(|i| Entry {
+                writer: None,
                 summary: (0..ENTRY_CHARS)
                     .map(|k| match k % 7 {
                         6 => ' ',

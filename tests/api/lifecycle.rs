@@ -120,10 +120,12 @@ async fn loads_hide_summaries_past_the_retention_age(store: StoreKind) {
     let dir = tempfile::tempdir().unwrap();
     let ns = format!("ns-{}", uuid::Uuid::new_v4());
     let old = Entry {
+        writer: None,
         summary: "from last year".into(),
         timestamp: "2020-01-01T00:00:00.000000+09:00".into(),
     };
     let recent = Entry {
+        writer: None,
         summary: "from today".into(),
         timestamp: chrono::Utc::now().to_rfc3339(),
     };

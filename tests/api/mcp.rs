@@ -51,7 +51,7 @@ impl Sdk {
 /// Saves a summary through HTTP, runs `sdk`'s client against `store` (it fails on any unmet
 /// expectation of the contract), then checks through HTTP what its last line says it left.
 async fn client_scenario(sdk: Sdk, store: StoreKind) {
-    let Fresh { app, token, .. } = spawn_fresh(store, |_| {}).await;
+    let Fresh { app, token, ns, .. } = spawn_fresh(store, |_| {}).await;
     let before = format!("Saved through HTTP before the {sdk:?} client ran");
     let before_thread = app.save(&token, None, &before).await["thread_id"]
         .as_str()
@@ -63,7 +63,11 @@ async fn client_scenario(sdk: Sdk, store: StoreKind) {
         .env("KIOKU_MCP_URL", format!("{}/mcp", app.base))
         .env("KIOKU_TOKEN", &token)
         .env("KIOKU_EXPECT_SUMMARY", &before)
-        .env("KIOKU_EXPECT_THREAD", &before_thread);
+        .env("KIOKU_EXPECT_THREAD", &before_thread)
+        .env(
+            "KIOKU_EXPECT_WRITER",
+            serde_json::json!({"by": "token", "label": ns}).to_string(),
+        );
     // The server runs on this test's runtime, so the client is waited for off it.
     let output = tokio::task::spawn_blocking(move || command.output())
         .await

@@ -60,8 +60,9 @@ async fn load_returns_threads_most_recent_first_with_entries_oldest_first() {
     assert_eq!(t1[1]["timestamp"], saved["timestamp"]);
     for entry in t1 {
         let fields: Vec<_> = entry.as_object().unwrap().keys().cloned().collect();
-        assert_eq!(fields, ["summary", "timestamp"]);
+        assert_eq!(fields, ["summary", "timestamp", "writer"]);
         assert!(is_tokyo_micros(entry["timestamp"].as_str().unwrap()));
+        assert_eq!(entry["writer"]["by"], "token", "{entry}");
     }
 }
 

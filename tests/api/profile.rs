@@ -39,6 +39,8 @@ async fn answered(request: reqwest::RequestBuilder) -> Value {
 async fn the_profile_is_rewritten_read_by_version_and_guarded_by_its_version(store: StoreKind) {
     let fresh = spawn_fresh(store, |_| {}).await;
     assert_eq!(read(&fresh).await, json!({"status": "empty"}));
+    // Each version names who wrote it: here the namespace's API token.
+    let writer = json!({"by": "token", "label": fresh.ns});
 
     let first = ok_json(
         profile(
@@ -61,7 +63,7 @@ async fn the_profile_is_rewritten_read_by_version_and_guarded_by_its_version(sto
     assert_eq!(
         current,
         json!({"status": "profile", "profile": "Rust を書く。敬語は不要", "version": 2,
-               "updated_at": second["updated_at"]})
+               "updated_at": second["updated_at"], "writer": writer})
     );
     // A rewrite based on version 1 would drop what version 2 added: refused, with version 2.
     let stale = profile(
@@ -72,7 +74,8 @@ async fn the_profile_is_rewritten_read_by_version_and_guarded_by_its_version(sto
     let refused = error_json(stale, 409, "profile_conflict").await;
     assert_eq!(
         refused["current"],
-        json!({"profile": "Rust を書く。敬語は不要", "version": 2, "updated_at": second["updated_at"]})
+        json!({"profile": "Rust を書く。敬語は不要", "version": 2, "updated_at": second["updated_at"],
+               "writer": writer})
     );
     assert_eq!(read(&fresh).await, current, "a conflict writes nothing");
 

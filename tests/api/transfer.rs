@@ -62,6 +62,11 @@ async fn a_round_trip_through_firestore_is_exact_and_imports_are_idempotent() {
         stderr.contains("exported 3 threads (4 summaries) and 2 profile versions of 2 namespaces"),
         "{stderr}"
     );
+    // Each summary and profile version says who wrote it: here, alice's and bob's tokens.
+    let exported = String::from_utf8_lossy(&original);
+    let by = |label: &str| format!(r#""writer":{{"by":"token","label":"{label}"}}"#);
+    assert_eq!(exported.matches(&by("alice")).count(), 3 + 2, "{exported}");
+    assert_eq!(exported.matches(&by("bob")).count(), 1, "{exported}");
 
     // Namespaces of this test's own on the shared emulator.
     let id = uuid::Uuid::new_v4();

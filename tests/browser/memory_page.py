@@ -1,12 +1,13 @@
 """The memory page (/app) in Chromium, as its person uses it: sign in with a token (by keyboard),
 see a thread saved through the API, search, forget one summary after confirming, edit the
-profile, disconnect an app, and sign out, after which the old cookie opens nothing. A form posted
+profile, see which app saved a summary, disconnect that app and forget what it saved, and sign
+out, after which the old cookie opens nothing. A form posted
 without its CSRF token, one whose token was changed, and a framed page are refused. Each view
 passes axe-core and is screenshot at a phone's and a desktop's width. Run by tests/api/browser.rs, which saved the memories and connected the
 app first and checks the store afterwards: memory_page.py --base-url URL --artifacts DIR, with
 KIOKU_PAGE_TOKEN, KIOKU_PAGE_FORGET (the summary to forget), KIOKU_PAGE_KEEP (one to keep, which
-the search must not find), KIOKU_PAGE_PROFILE (the profile to write) and KIOKU_PAGE_APP (the
-connected app's name) in the environment."""
+the search must not find), KIOKU_PAGE_PROFILE (the profile to write), KIOKU_PAGE_APP (the
+connected app's name) and KIOKU_PAGE_APP_SAVED (the summary it saved) in the environment."""
 
 import os
 from pathlib import Path
@@ -21,6 +22,7 @@ FORGET = os.environ["KIOKU_PAGE_FORGET"]
 KEEP = os.environ["KIOKU_PAGE_KEEP"]
 PROFILE = os.environ["KIOKU_PAGE_PROFILE"]
 APP = os.environ["KIOKU_PAGE_APP"]
+APP_SAVED = os.environ["KIOKU_PAGE_APP_SAVED"]
 
 
 def view(page: Page, artifacts: Path, name: str) -> None:
@@ -46,8 +48,11 @@ def sign_in(page: Page, base: str, artifacts: Path) -> None:
     page.keyboard.type(TOKEN)
     page.keyboard.press("Enter")
     page.wait_for_url(f"{base}/app")
-    expect(shows(page, FORGET) and shows(page, KEEP),
+    expect(shows(page, FORGET) and shows(page, KEEP) and shows(page, APP_SAVED),
            f"the threads saved through the API are not shown: {page.content()}")
+    by_app = page.get_by_role("listitem").filter(has_text=APP_SAVED).locator(".writer")
+    expect(by_app.inner_text() == f"saved by {APP}",
+           f"the app's summary does not name it: {by_app.inner_text()!r}")
     view(page, artifacts, "memory")
 
 
@@ -87,9 +92,16 @@ def disconnect(page: Page, base: str, artifacts: Path) -> None:
     apps = page.get_by_role("region", name="Connected apps")
     expect(apps.get_by_text(APP, exact=True).count() == 1, f"{APP!r} is not listed as connected")
     apps.get_by_role("button", name="Disconnect").click()
-    page.wait_for_url(f"{base}/app?done=disconnected")
+    page.get_by_role("heading", name="Disconnect this app?").wait_for()
+    expect(shows(page, "Summaries it saved here: 1. Keep them, or forget them for good as it goes."),
+           f"the confirmation does not count what the app saved: {page.content()}")
+    view(page, artifacts, "disconnect")
+    page.get_by_role("button", name="Disconnect and forget what it saved").click()
+    page.wait_for_url(f"{base}/app?done=disconnected_forgotten")
     expect(page.get_by_role("region", name="Connected apps").get_by_text(APP).count() == 0,
            f"{APP!r} is still listed after disconnecting it")
+    expect(not shows(page, APP_SAVED), f"{APP_SAVED!r} is still shown after forgetting it")
+    expect(shows(page, KEEP), f"{KEEP!r} went with the app's summary")
     view(page, artifacts, "after-changes")
 
 

@@ -170,11 +170,16 @@ async function scenario(client, expected) {
     summariesOf(all, expected.thread).includes(expected.summary),
     `load_memories lacks the summary saved through HTTP: ${show(all)}`,
   );
+  // Saved with the same token through either door: each entry names it as its writer.
+  for (const entry of [...all.data[thread], ...all.data[expected.thread]]) {
+    expect(show(entry.writer) === show(expected.writer), `an entry's writer is ${show(entry.writer)}, not ${show(expected.writer)}`);
+  }
 
   const found = await call(client, 'load_memories', { q: word });
   expect(found.status === 'found' && found.count === 2, `a search for the new word answered ${show(found)}`);
   for (const result of found.results) {
     expect(result.thread_id === thread && result.summary.includes(word), `unexpected search result ${show(result)}`);
+    expect(show(result.writer) === show(expected.writer), `a search result's writer is ${show(result.writer)}`);
   }
   const missing = await call(client, 'load_memories', { q: `nothing${word}` });
   expect(missing.status === 'no_match' && missing.count === 0, `a search for no word answered ${show(missing)}`);
@@ -225,7 +230,11 @@ async function scenario(client, expected) {
 async function main() {
   const url = new URL(env('KIOKU_MCP_URL'));
   const token = env('KIOKU_TOKEN');
-  const expected = { summary: env('KIOKU_EXPECT_SUMMARY'), thread: env('KIOKU_EXPECT_THREAD') };
+  const expected = {
+    summary: env('KIOKU_EXPECT_SUMMARY'),
+    thread: env('KIOKU_EXPECT_THREAD'),
+    writer: JSON.parse(env('KIOKU_EXPECT_WRITER')),
+  };
   const transport = new StreamableHTTPClientTransport(url, {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });

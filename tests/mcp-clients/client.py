@@ -195,6 +195,9 @@ async def scenario(session: ClientSession, instructions: str | None, expected: d
         expected["summary"] in summaries_of(everything, expected["thread"]),
         f"load_memories lacks the summary saved through HTTP: {show(everything)}",
     )
+    # Saved with the same token through either door: each entry names it as its writer.
+    for entry in everything["data"][thread] + everything["data"][expected["thread"]]:
+        expect(entry.get("writer") == expected["writer"], f"an entry's writer is {show(entry.get('writer'))}")
 
     found = await call(session, "load_memories", {"q": word})
     expect(found.get("status") == "found" and found.get("count") == 2, f"a search for the new word answered {show(found)}")
@@ -261,7 +264,11 @@ async def main() -> str | None:
     groups, so that it is not wrapped in an exception group."""
     url = env("KIOKU_MCP_URL")
     token = env("KIOKU_TOKEN")
-    expected = {"summary": env("KIOKU_EXPECT_SUMMARY"), "thread": env("KIOKU_EXPECT_THREAD")}
+    expected = {
+        "summary": env("KIOKU_EXPECT_SUMMARY"),
+        "thread": env("KIOKU_EXPECT_THREAD"),
+        "writer": json.loads(env("KIOKU_EXPECT_WRITER")),
+    }
     headers = {"Authorization": f"Bearer {token}"}
     async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
         async with streamable_http_client(url, http_client=http) as (read, write):

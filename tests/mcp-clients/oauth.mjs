@@ -107,10 +107,14 @@ async function main() {
   provider.saved = { ...provider.saved, access_token: 'kioku_at_refused' };
   const loaded = await connect(url, provider).then((c) => c.callTool({ name: 'load_memories', arguments: {} }));
   expect(!loaded.isError, `load_memories failed: ${JSON.stringify(loaded)}`);
-  const found = JSON.stringify(loaded.structuredContent).includes(summary);
-  expect(found, 'load_memories did not find the saved summary');
+  const thread = saved.structuredContent.thread_id;
+  const entry = (loaded.structuredContent.data?.[thread] ?? []).find((e) => e.summary === summary);
+  expect(entry, 'load_memories did not find the saved summary');
   expect(provider.saved.refresh_token !== firstRefresh, 'the refresh token was not rotated');
-  console.log(JSON.stringify({ saved: summary, thread_id: saved.structuredContent.thread_id }));
+  // Who saved it, as the tool shows it, for the test to check against the client it registered.
+  console.log(JSON.stringify({
+    saved: summary, thread_id: thread, client_id: provider.client.client_id, writer: entry.writer,
+  }));
 }
 
 main().catch((err) => {

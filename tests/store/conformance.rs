@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use futures::future::try_join_all;
-use kioku::domain::{Entry, Filter, Namespace, PageBuilder, Retention, Thread, ThreadId};
+use kioku::domain::{Entry, Filter, Namespace, PageBuilder, Retention, Thread, ThreadId, Writer};
 use kioku::store::{Dropped, MemoryStore, SaveOutcome};
 
 pub use crate::export::*;
@@ -14,6 +14,7 @@ pub use crate::profile::*;
 pub use crate::retention::*;
 pub use crate::search::*;
 pub use crate::search_index::*;
+pub use crate::writers::*;
 
 /// No retention limit.
 pub const KEEP_ALL: Retention = Retention {
@@ -63,6 +64,9 @@ pub fn entry(summary: &str, timestamp: &str) -> Entry {
     Entry {
         summary: summary.to_owned(),
         timestamp: timestamp.to_owned(),
+        writer: Some(Writer::Token {
+            label: "conformance".into(),
+        }),
     }
 }
 
@@ -412,6 +416,8 @@ macro_rules! conformance_suite {
             a_profile_is_forgotten_deleted_and_listed_with_its_namespace,
             profile_versions_import_once_and_keep_the_newest,
             profile_versions_past_their_age_are_not_current,
+            every_read_gives_each_entry_its_writer,
+            every_profile_version_keeps_its_writer,
         );
     };
 }

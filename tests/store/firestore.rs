@@ -5,10 +5,11 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use firestore::gcloud_sdk::google::firestore::v1::value::ValueType;
+use firestore::gcloud_sdk::google::firestore::v1::{MapValue, Value};
 use std::num::NonZeroU32;
 
 use chrono::{SecondsFormat, TimeDelta, Utc};
-use kioku::domain::{Filter, PageBuilder, Retention, ThreadId};
+use kioku::domain::{Entry, Filter, PageBuilder, Retention, ThreadId};
 use kioku::store::{Dropped, FirestoreStore, MemoryStore, StoreError};
 
 use crate::conformance::{KEEP_ALL, entry, load_all, namespace, thread_count};
@@ -31,14 +32,22 @@ async fn threads_written_by_the_original_load_unchanged_and_newest_first() {
     let db = raw_db().await;
     let (store, ()) = connect().await;
     let ns = namespace();
+    // The original records no writer.
+    let original = |summary, timestamp| Entry {
+        writer: None,
+        ..entry(summary, timestamp)
+    };
     let older = [
-        entry(
+        original(
             "PHPでAPIダンプツールを作成する相談",
             "2025-08-19T08:39:27.174624+09:00",
         ),
-        entry("続き", "2025-08-19T09:00:00.000001+09:00"),
+        original("続き", "2025-08-19T09:00:00.000001+09:00"),
     ];
-    let newer = [entry("Qiita第3弾の記事公開", "2025-08-21T12:28:00+09:00")];
+    let newer = [original(
+        "Qiita第3弾の記事公開",
+        "2025-08-21T12:28:00+09:00",
+    )];
     write_as_original(&db, &ns, "b-older", &older).await;
     write_as_original(&db, &ns, "a-newer", &newer).await;
 
@@ -150,7 +159,19 @@ async fn documents_kioku_writes_have_the_original_shape() {
             map.fields,
             HashMap::from([
                 ("summary".into(), string(summary)),
-                ("timestamp".into(), string(timestamp))
+                ("timestamp".into(), string(timestamp)),
+                // kioku's, beside the original's two.
+                (
+                    "writer".into(),
+                    Value {
+                        value_type: Some(ValueType::MapValue(MapValue {
+                            fields: HashMap::from([
+                                ("by".into(), string("token")),
+                                ("label".into(), string("conformance")),
+                            ]),
+                        })),
+                    }
+                ),
             ])
         );
     }

@@ -15,6 +15,7 @@ mod retention;
 mod search;
 mod search_index;
 mod vectors;
+mod writers;
 
 mod sqlite {
     use std::time::Duration;

@@ -11,6 +11,9 @@ use crate::conformance::{KEEP_ALL, entry, namespace};
 
 const THREADS: usize = 30;
 const ROUNDS: usize = 3;
+/// Small enough to cut a load many times, large enough for the three entries saved at one
+/// instant (each with its writer) with the answer's envelope.
+const BUDGET_CHARS: usize = 900;
 
 fn stamp(second: usize) -> String {
     format!(
@@ -95,7 +98,7 @@ async fn pages_through(
     let mut pages = 0;
     loop {
         let page = store
-            .page(ns, &filter, PageBuilder::new(700))
+            .page(ns, &filter, PageBuilder::new(BUDGET_CHARS))
             .await
             .unwrap();
         pages += 1;
@@ -168,7 +171,7 @@ pub async fn a_limited_load_over_many_threads_counts_only_its_threads(store: &im
         .unwrap();
     assert_eq!(in_load_order(&whole), keys(&expected));
     let cut = store
-        .page(&ns, &filter, PageBuilder::new(700))
+        .page(&ns, &filter, PageBuilder::new(BUDGET_CHARS))
         .await
         .unwrap();
     let shown = in_load_order(&cut);

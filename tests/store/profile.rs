@@ -3,7 +3,7 @@
 use std::num::NonZeroU32;
 
 use futures::future::join_all;
-use kioku::domain::{Namespace, Profile, ProfileDraft, ProfileWrite, Retention, ThreadId};
+use kioku::domain::{Namespace, Profile, ProfileDraft, ProfileWrite, Retention, ThreadId, Writer};
 use kioku::store::MemoryStore;
 
 use crate::conformance::{KEEP_ALL, entry, load_all, namespace};
@@ -14,6 +14,7 @@ fn draft(text: &str, expected: Option<u64>) -> ProfileDraft {
         expected.map(|v| v.to_string()).as_deref(),
         2_000,
         chrono_tz::Asia::Tokyo,
+        Writer::Page,
     )
     .unwrap()
 }
@@ -43,6 +44,7 @@ fn version(text: &str, version: u64, updated_at: &str) -> Profile {
         profile: text.into(),
         version,
         updated_at: updated_at.into(),
+        writer: Some(Writer::Import),
     }
 }
 

@@ -4,7 +4,7 @@
 use askama::Template;
 
 use super::Text;
-use crate::domain::{Entry, Found, Thread};
+use crate::domain::{Entry, Found, Thread, Writer};
 use crate::oauth::connected::ConnectedApp;
 
 #[derive(Template)]
@@ -54,6 +54,21 @@ pub struct ConfirmPage<'a> {
     pub entries: Vec<EntryView>,
 }
 
+/// Before an app is disconnected: what it saved, to keep or to forget.
+#[derive(Template)]
+#[template(path = "app/disconnect.html")]
+pub struct DisconnectPage<'a> {
+    pub t: &'a Text,
+    pub switch_url: Option<String>,
+    pub csrf: String,
+    pub explanation: String,
+    /// How many summaries the app saved.
+    pub saved: String,
+    /// Whether it saved any, to offer forgetting them.
+    pub forget: bool,
+    pub grant_id: String,
+}
+
 /// One message, and the way back to the page.
 #[derive(Template)]
 #[template(path = "app/notice.html")]
@@ -77,6 +92,8 @@ pub struct EntryView {
     pub shown: String,
     /// The search's terms it holds, for a search result.
     pub matched: String,
+    /// Who saved it, when kioku recorded that.
+    pub writer: Option<String>,
 }
 
 pub struct AppView {
@@ -95,32 +112,45 @@ impl ThreadView {
             entries: thread
                 .entries
                 .iter()
-                .map(|e| EntryView::new(&thread.id, e))
+                .map(|e| EntryView::new(t, &thread.id, e))
                 .collect(),
         }
     }
 }
 
 impl EntryView {
-    pub fn new(thread_id: &str, entry: &Entry) -> Self {
+    pub fn new(t: &Text, thread_id: &str, entry: &Entry) -> Self {
         Self {
             thread_id: thread_id.to_owned(),
             summary: entry.summary.clone(),
             timestamp: entry.timestamp.clone(),
             shown: shown(&entry.timestamp),
             matched: String::new(),
+            writer: entry.writer.as_ref().map(|w| saved_by(t, w)),
         }
     }
 
-    pub fn found(found: &Found) -> Self {
+    pub fn found(t: &Text, found: &Found) -> Self {
         Self {
             thread_id: found.thread_id.clone(),
             summary: found.summary.clone(),
             timestamp: found.timestamp.clone(),
             shown: shown(&found.timestamp),
             matched: found.matched.join(", "),
+            writer: found.writer.as_ref().map(|w| saved_by(t, w)),
         }
     }
+}
+
+/// "saved by Claude", in the page's language.
+fn saved_by(t: &Text, writer: &Writer) -> String {
+    let who = match writer {
+        Writer::App { name, .. } => name.clone(),
+        Writer::Token { label } => t.app.by_token.replace("{label}", label),
+        Writer::Page => t.app.by_page.to_owned(),
+        Writer::Import => t.app.by_import.to_owned(),
+    };
+    t.app.saved_by.replace("{writer}", &who)
 }
 
 impl AppView {

@@ -12,7 +12,9 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 
-pub use app::{AppNotice, AppView, ConfirmPage, EntryView, MemoryPage, SignInPage, ThreadView};
+pub use app::{
+    AppNotice, AppView, ConfirmPage, DisconnectPage, EntryView, MemoryPage, SignInPage, ThreadView,
+};
 pub use consent::Consent;
 pub use privacy::{FILE_POLICY, Privacy, PrivacyPage};
 pub use refusals::refusal;

@@ -38,9 +38,9 @@ pub fn register(cfg: &mut web::ServiceConfig) {
     extensions(("x-openai-isConsequential" = json!(true))),
 )]
 pub async fn forget(
-    Authenticated(ns): Authenticated,
+    Authenticated(caller): Authenticated,
     StrictQuery(req): StrictQuery<ForgetRequest>,
     app: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(app.memory.forget(&ns, &req).await?))
+    Ok(HttpResponse::Ok().json(app.memory.forget(&caller.namespace, &req).await?))
 }

@@ -83,14 +83,14 @@ async fn mcp(
     app: web::Data<AppState>,
     endpoint: web::Data<McpEndpoint>,
 ) -> Result<HttpResponse, ApiError> {
-    let ns = match let_in(&req, &app, Door::Mcp).await {
-        Ok(ns) => ns,
+    let caller = match let_in(&req, &app, Door::Mcp).await {
+        Ok(caller) => caller,
         Err(err @ ApiError::Auth(_)) => return Ok(challenge(&err, &app.resource_base(&req))),
         Err(err) => return Err(err),
     };
     let body = limits::read_body(body, app.body_limit()).await?;
     if let Some(call) = direct_call(&req, &body, &endpoint.hosts)
-        && let Some(answer) = endpoint.tools.answer(&ns, call).await
+        && let Some(answer) = endpoint.tools.answer(&caller, call).await
     {
         return Ok(HttpResponse::Ok()
             .insert_header(header::ContentType::json())
@@ -106,7 +106,7 @@ async fn mcp(
     let mut request = request
         .body(Full::new(body))
         .map_err(|e| ApiError::MalformedQuery(e.to_string()))?;
-    request.extensions_mut().insert(ns);
+    request.extensions_mut().insert(caller);
     // The SDK runs the tool in a task of its own, beyond the request's count of store costs.
     if let Some(usage) = Usage::current() {
         request.extensions_mut().insert(usage);

@@ -7,7 +7,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::fallback::method_not_allowed;
 use super::gpt_errors::GptErrors;
-use crate::domain::{Mode, Namespace};
+use crate::domain::{Caller, Mode};
 use crate::error_code::ErrorBody;
 use crate::http::auth::Authenticated;
 use crate::http::error::ApiError;
@@ -91,11 +91,11 @@ pub struct MemoryRequest {
     extensions(("x-openai-isConsequential" = json!(false))),
 )]
 pub async fn memory_get(
-    Authenticated(ns): Authenticated,
+    Authenticated(caller): Authenticated,
     StrictQuery(query): StrictQuery<MemoryRequest>,
     app: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    handle(&app, &ns, query).await
+    handle(&app, &caller, query).await
 }
 
 /// `POST /` with the same fields as JSON, for long summaries.
@@ -120,16 +120,16 @@ pub async fn memory_get(
     extensions(("x-openai-isConsequential" = json!(false))),
 )]
 pub async fn memory_post(
-    Authenticated(ns): Authenticated,
+    Authenticated(caller): Authenticated,
     body: web::Json<MemoryRequest>,
     app: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    handle(&app, &ns, body.into_inner()).await
+    handle(&app, &caller, body.into_inner()).await
 }
 
 async fn handle(
     app: &AppState,
-    ns: &Namespace,
+    caller: &Caller,
     req: MemoryRequest,
 ) -> Result<HttpResponse, ApiError> {
     let memory = &app.memory;
@@ -139,7 +139,7 @@ async fn handle(
                 summary: req.summary,
                 thread_id: req.thread_id,
             };
-            MemoryResponse::Saved(memory.save(ns, save).await?)
+            MemoryResponse::Saved(memory.save(caller, save).await?)
         }
         Mode::Load => {
             let load = LoadRequest {
@@ -149,7 +149,7 @@ async fn handle(
                 before: req.before,
                 limit: req.limit,
             };
-            match memory.load(ns, &load).await? {
+            match memory.load(&caller.namespace, &load).await? {
                 LoadAnswer::Loaded(loaded) => MemoryResponse::Loaded(loaded),
                 LoadAnswer::Searched(searched) => MemoryResponse::Searched(searched),
             }
@@ -160,7 +160,7 @@ async fn handle(
                 version: req.version,
                 expected_version: req.expected_version,
             };
-            match memory.profile(ns, profile).await? {
+            match memory.profile(caller, profile).await? {
                 ProfileAnswer::Read(read) => MemoryResponse::Profile(read),
                 ProfileAnswer::Saved(saved) => MemoryResponse::ProfileSaved(saved),
             }

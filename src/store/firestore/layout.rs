@@ -6,6 +6,9 @@ pub const ROOT: &str = "memory";
 pub const THREADS: &str = "threads";
 /// An array of `{summary, timestamp}` maps, as the original writes it.
 pub const ENTRIES: &str = "entries";
+/// Who wrote an entry or a profile version: a map of strings beside its other fields, which
+/// the original function never reads.
+pub const WRITER: &str = "writer";
 /// Set by kioku on every save (the original's documents lack it): the server's time of the
 /// thread's last save, which orders threads for `KIOKU_MAX_THREADS`.
 pub const UPDATED_AT: &str = "updated_at";

@@ -11,7 +11,7 @@ use super::FirestoreStore;
 use super::calls::{Tries, counted};
 use super::failure::unavailable;
 use super::layout::{PROFILE_VERSIONS, VERSION};
-use super::values::{expiry, integer, string_value};
+use super::values::{expiry, integer, string_value, writer_field, writer_in};
 use super::writes::{create_write, delete_write, expire_at_field};
 use crate::domain::{
     KEPT_PROFILE_VERSIONS, Namespace, Profile, ProfileDraft, ProfileWrite, Retention,
@@ -166,6 +166,7 @@ fn fields(version: &Profile, expire_at: Option<Timestamp>) -> HashMap<String, Va
         ),
         ("updated_at".to_owned(), string_value(&version.updated_at)),
     ]);
+    fields.extend(writer_field(version.writer.as_ref()));
     fields.extend(expire_at_field(expire_at));
     fields
 }
@@ -190,5 +191,6 @@ fn profile(doc: &Document) -> Result<Profile, StoreError> {
         profile: text("profile")?,
         version,
         updated_at: text("updated_at")?,
+        writer: writer_in(&doc.fields),
     })
 }

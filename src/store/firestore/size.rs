@@ -160,6 +160,7 @@ mod tests {
         let entry = entry_value(&Entry {
             summary: "記".into(),
             timestamp: "ts".into(),
+            writer: None,
         });
         assert_eq!(value_size(&entry), (8 + 4) + (10 + 3));
     }
@@ -174,6 +175,7 @@ mod tests {
                 entry_value(&Entry {
                     summary: summary.join(" "),
                     timestamp: format!("2025-01-01T00:00:00.{i:06}+09:00"),
+                    writer: None,
                 })
             })
             .collect();
@@ -193,6 +195,7 @@ mod tests {
         let new = Entry {
             summary: "new".into(),
             timestamp: "2025-02-01T00:00:00+09:00".into(),
+            writer: None,
         };
         let retention = Retention {
             max_entries_per_thread: None,

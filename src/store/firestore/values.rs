@@ -1,12 +1,12 @@
 //! The original function's document layout, read and written: a thread document's `entries`
-//! array of `{summary, timestamp}` maps, and timestamps.
+//! array of `{summary, timestamp}` maps (and kioku's `writer`), and timestamps.
 
 use chrono::{TimeDelta, Utc};
 use firestore::gcloud_sdk::google::firestore::v1::{Document, MapValue, Value, value::ValueType};
 use firestore::gcloud_sdk::prost_types::Timestamp;
 
-use super::layout::{ENTRIES, UPDATED_AT};
-use crate::domain::{Entry, Located, Retention, entry_micros};
+use super::layout::{ENTRIES, UPDATED_AT, WRITER};
+use crate::domain::{Entry, Located, Retention, Writer, entry_micros};
 
 pub fn timestamp(at: chrono::DateTime<Utc>) -> Timestamp {
     Timestamp {
@@ -53,6 +53,42 @@ pub fn entry_value(entry: &Entry) -> Value {
         ("summary".to_owned(), string_value(&entry.summary)),
         ("timestamp".to_owned(), string_value(&entry.timestamp)),
     ];
+    map_value(
+        fields
+            .into_iter()
+            .chain(writer_field(entry.writer.as_ref())),
+    )
+}
+
+/// The `writer` field of an entry or a profile version, if it has one: its JSON's strings as a
+/// map.
+pub fn writer_field(writer: Option<&Writer>) -> Option<(String, Value)> {
+    let serde_json::Value::Object(json) = serde_json::to_value(writer?).ok()? else {
+        return None;
+    };
+    let strings = json
+        .into_iter()
+        .filter_map(|(key, value)| Some((key, string_value(value.as_str()?))));
+    Some((WRITER.to_owned(), map_value(strings)))
+}
+
+/// The writer in `fields`; none when absent, or not one this version knows.
+pub fn writer_in(fields: &std::collections::HashMap<String, Value>) -> Option<Writer> {
+    let Some(ValueType::MapValue(map)) = &fields.get(WRITER)?.value_type else {
+        return None;
+    };
+    let json: serde_json::Map<String, serde_json::Value> = map
+        .fields
+        .iter()
+        .filter_map(|(key, value)| match &value.value_type {
+            Some(ValueType::StringValue(s)) => Some((key.clone(), s.clone().into())),
+            _ => None,
+        })
+        .collect();
+    serde_json::from_value(json.into()).ok()
+}
+
+fn map_value(fields: impl IntoIterator<Item = (String, Value)>) -> Value {
     Value {
         value_type: Some(ValueType::MapValue(MapValue {
             fields: fields.into_iter().collect(),
@@ -118,5 +154,6 @@ pub fn entry(value: &Value) -> Option<Entry> {
     Some(Entry {
         summary: text("summary"),
         timestamp: text("timestamp"),
+        writer: writer_in(&map.fields),
     })
 }

@@ -130,6 +130,7 @@ mod tests {
         let entry = Entry {
             summary: summary.into(),
             timestamp: "2025-08-19T08:39:27.174624+09:00".into(),
+            writer: None,
         };
         Queued::new("ns".into(), "t".into(), entry, None, Retention::default())
     }

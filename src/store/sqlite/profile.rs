@@ -2,6 +2,7 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::sql::{writer, writer_json};
 use crate::domain::{
     KEPT_PROFILE_VERSIONS, Profile, ProfileDraft, ProfileWrite, Retention, entry_micros,
 };
@@ -16,6 +17,7 @@ fn profile(row: &rusqlite::Row) -> rusqlite::Result<Profile> {
         profile: row.get(0)?,
         version: row.get(1)?,
         updated_at: row.get(2)?,
+        writer: writer(row.get(3)?),
     })
 }
 
@@ -27,7 +29,7 @@ pub fn read(
     not_before: Option<i64>,
 ) -> rusqlite::Result<Option<Profile>> {
     conn.prepare_cached(
-        "SELECT profile, version, updated_at FROM profile_versions
+        "SELECT profile, version, updated_at, writer FROM profile_versions
          WHERE namespace = ?1 AND (?2 IS NULL OR version = ?2) AND at_us >= ?3
          ORDER BY version DESC LIMIT 1",
     )?
@@ -61,7 +63,7 @@ pub fn write(
 /// Every kept version, oldest first.
 pub fn versions(conn: &Connection, ns: &str) -> rusqlite::Result<Vec<Profile>> {
     conn.prepare_cached(
-        "SELECT profile, version, updated_at FROM profile_versions WHERE namespace = ?1
+        "SELECT profile, version, updated_at, writer FROM profile_versions WHERE namespace = ?1
          ORDER BY version",
     )?
     .query_map([ns], profile)?
@@ -89,15 +91,16 @@ pub fn forget(conn: &Connection, ns: &str) -> rusqlite::Result<u64> {
 /// Inserts `version` unless its number is held; returns how many rows it added.
 fn insert(conn: &Connection, ns: &str, version: &Profile) -> rusqlite::Result<usize> {
     conn.prepare_cached(
-        "INSERT INTO profile_versions (namespace, version, profile, updated_at, at_us)
-         VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+        "INSERT INTO profile_versions (namespace, version, profile, updated_at, at_us, writer)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
     )?
     .execute(params![
         ns,
         number(version.version),
         version.profile,
         version.updated_at,
-        entry_micros(&version.updated_at)
+        entry_micros(&version.updated_at),
+        writer_json(version.writer.as_ref()),
     ])
 }
 

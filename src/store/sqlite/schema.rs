@@ -20,6 +20,7 @@ const MIGRATIONS: &[fn(&Transaction) -> rusqlite::Result<()>] = &[
     add_grant_token_digests,
     add_grant_client_names,
     add_client_expiry,
+    add_writers,
 ];
 
 /// 1: entries in save order; each thread remembers its latest entry.
@@ -152,6 +153,14 @@ fn add_client_expiry(tx: &Transaction) -> rusqlite::Result<()> {
     tx.execute_batch(
         "ALTER TABLE oauth_clients ADD COLUMN expires_at INTEGER;
          CREATE INDEX oauth_clients_by_expiry ON oauth_clients (expires_at);",
+    )
+}
+
+/// 12: who wrote each entry and profile version, as JSON; NULL for what was written before.
+fn add_writers(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "ALTER TABLE entries ADD COLUMN writer TEXT;
+         ALTER TABLE profile_versions ADD COLUMN writer TEXT;",
     )
 }
 

@@ -145,7 +145,7 @@ pub fn candidates(
     let phrases: Vec<String> = terms.iter().map(|term| phrase(&key, term)).collect();
     values.push(Value::Text(phrases.join(" OR ")));
     let sql = format!(
-        "SELECT e.thread_id, e.summary, e.timestamp, e.at_us, e.seq, s.stats
+        "SELECT e.thread_id, e.summary, e.timestamp, e.at_us, e.seq, e.writer, s.stats
          FROM entry_terms CROSS JOIN entries e ON e.seq = entry_terms.rowid
               CROSS JOIN entry_stats s ON s.seq = e.seq
          WHERE entry_terms MATCH ?{} AND {clause}
@@ -156,7 +156,7 @@ pub fn candidates(
     stmt.query_map(params_from_iter(&values), |row| {
         Ok(Candidate {
             item: located(row)?,
-            stats: TermStats::from_bytes(&row.get::<_, Vec<u8>>(5)?),
+            stats: TermStats::from_bytes(&row.get::<_, Vec<u8>>(6)?),
         })
     })?
     .collect()

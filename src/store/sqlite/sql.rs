@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
-use crate::domain::{Entry, Filter, Located, Retention, entry_micros};
+use crate::domain::{Entry, Filter, Located, Retention, Writer, entry_micros};
 use crate::store::{Counts, Dropped};
 
 /// Appends `entry` to the thread and makes it the thread's latest; answers its `seq`.
@@ -17,15 +17,16 @@ pub fn insert_entry(
     entry: &Entry,
 ) -> rusqlite::Result<i64> {
     conn.prepare_cached(
-        "INSERT INTO entries (namespace, thread_id, summary, timestamp, at_us)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO entries (namespace, thread_id, summary, timestamp, at_us, writer)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
     .execute(params![
         ns,
         thread,
         entry.summary,
         entry.timestamp,
-        entry_micros(&entry.timestamp)
+        entry_micros(&entry.timestamp),
+        writer_json(entry.writer.as_ref()),
     ])?;
     let seq = conn.last_insert_rowid();
     conn.prepare_cached(
@@ -98,15 +99,10 @@ pub fn counts(
 /// The entry saved to the thread last, if the thread exists.
 pub fn newest_entry(conn: &Connection, ns: &str, thread: &str) -> rusqlite::Result<Option<Entry>> {
     conn.prepare_cached(
-        "SELECT summary, timestamp FROM entries WHERE seq = (
+        "SELECT summary, timestamp, writer FROM entries WHERE seq = (
              SELECT last_seq FROM threads WHERE namespace = ?1 AND thread_id = ?2)",
     )?
-    .query_row(params![ns, thread], |row| {
-        Ok(Entry {
-            summary: row.get(0)?,
-            timestamp: row.get(1)?,
-        })
-    })
+    .query_row(params![ns, thread], entry)
     .optional()
 }
 
@@ -164,14 +160,35 @@ pub fn keep_newest_threads(
     Ok("entries INDEXED BY entries_by_thread")
 }
 
+/// An entry read as `thread_id, summary, timestamp, at_us, seq, writer`.
 pub fn located(row: &rusqlite::Row) -> rusqlite::Result<Located> {
     Ok(Located {
         thread_id: row.get(0)?,
         entry: Entry {
             summary: row.get(1)?,
             timestamp: row.get(2)?,
+            writer: writer(row.get(5)?),
         },
         at: row.get(3)?,
         seq: row.get(4)?,
     })
+}
+
+/// An entry read as `summary, timestamp, writer`.
+pub fn entry(row: &rusqlite::Row) -> rusqlite::Result<Entry> {
+    Ok(Entry {
+        summary: row.get(0)?,
+        timestamp: row.get(1)?,
+        writer: writer(row.get(2)?),
+    })
+}
+
+/// A writer as its column holds it: JSON, or NULL for none.
+pub fn writer_json(writer: Option<&Writer>) -> Option<String> {
+    writer.map(|w| serde_json::to_string(w).expect("a writer serializes"))
+}
+
+/// The writer its column holds; none when NULL, or not one this version knows.
+pub fn writer(json: Option<String>) -> Option<Writer> {
+    serde_json::from_str(&json?).ok()
 }

@@ -7,7 +7,7 @@ use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter};
 
 use super::group_commit::{Queued, commit_queued};
-use super::sql::{counts, filter_sql, insert_entry, keep_newest_threads, located};
+use super::sql::{counts, filter_sql, insert_entry, keep_newest_threads, located, writer};
 use super::{SqliteStore, Stop, profile, search, vectors};
 use crate::domain::{
     Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
@@ -68,7 +68,7 @@ impl MemoryStore for SqliteStore {
                 None => "entries",
             };
             let mut stmt = conn.prepare_cached(&format!(
-                "SELECT thread_id, summary, timestamp, at_us, seq FROM {entries} WHERE {clause}
+                "SELECT thread_id, summary, timestamp, at_us, seq, writer FROM {entries} WHERE {clause}
                  ORDER BY at_us DESC, thread_id, seq DESC"
             ))?;
             let mut rows = stmt.query(params_from_iter(&values))?;
@@ -245,7 +245,7 @@ impl MemoryStore for SqliteStore {
         let (ns, after) = (ns.name().to_owned(), after.map(str::to_owned));
         self.read(move |conn| {
             let mut stmt = conn.prepare_cached(
-                "SELECT thread_id, summary, timestamp FROM entries
+                "SELECT thread_id, summary, timestamp, writer FROM entries
                  WHERE namespace = ?1 AND thread_id IN (
                      SELECT thread_id FROM threads WHERE namespace = ?1
                      AND (?2 IS NULL OR thread_id > ?2) ORDER BY thread_id LIMIT ?3)
@@ -258,6 +258,7 @@ impl MemoryStore for SqliteStore {
                 let entry = Entry {
                     summary: row.get(1)?,
                     timestamp: row.get(2)?,
+                    writer: writer(row.get(3)?),
                 };
                 match threads.last_mut() {
                     Some(thread) if thread.id == id => thread.entries.push(entry),

@@ -7,7 +7,7 @@
 use rusqlite::types::Value;
 use rusqlite::{Connection, Transaction, params, params_from_iter};
 
-use super::sql::{filter_sql, located};
+use super::sql::{entry, filter_sql, located};
 use crate::domain::{Embedded, Entry, Filter, Located, MAX_NEAREST, Vector};
 use crate::store::{EntryKey, StoreError, Unembedded};
 
@@ -47,16 +47,12 @@ pub fn recent(
     since: i64,
 ) -> rusqlite::Result<Vec<(Entry, Vector)>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT e.summary, e.timestamp, v.vector FROM entries e
+        "SELECT e.summary, e.timestamp, e.writer, v.vector FROM entries e
          CROSS JOIN entry_vectors v ON v.seq = e.seq
          WHERE e.namespace = ?1 AND e.thread_id = ?2 AND e.at_us >= ?3 AND v.model = ?4",
     )?;
     let rows = stmt.query_map(params![ns, thread, since, model], |row| {
-        let entry = Entry {
-            summary: row.get(0)?,
-            timestamp: row.get(1)?,
-        };
-        Ok((entry, Vector::from_bytes(row.get_ref(2)?.as_blob()?)))
+        Ok((entry(row)?, Vector::from_bytes(row.get_ref(3)?.as_blob()?)))
     })?;
     let mut recent = Vec::new();
     for row in rows {
@@ -129,7 +125,7 @@ pub fn nearest(
     }
     scored.sort_unstable_by(closest);
     let mut entry = conn.prepare_cached(
-        "SELECT thread_id, summary, timestamp, at_us, seq FROM entries WHERE seq = ?1",
+        "SELECT thread_id, summary, timestamp, at_us, seq, writer FROM entries WHERE seq = ?1",
     )?;
     scored
         .iter()

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use kioku::config::StoreKind;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use kioku::oauth::LoopbackDocuments;
 
@@ -23,6 +23,8 @@ enum Known {
 }
 
 const NAME: &str = "kioku test (MCP TypeScript SDK, by its document)";
+/// The name oauth.mjs registers under.
+const REGISTERED_NAME: &str = "kioku test (MCP TypeScript SDK)";
 
 async fn sdk_connects(store: StoreKind, known: Known) {
     let (documents, metadata_url) = match known {
@@ -55,11 +57,14 @@ async fn sdk_connects(store: StoreKind, known: Known) {
         .arg(dir.join("oauth.mjs"))
         .env("KIOKU_MCP_URL", format!("{}/mcp", fresh.app.base))
         .env("KIOKU_TOKEN", &fresh.token);
+    // As the consent page shows it: a document's name beside its host.
+    let mut shown_name = REGISTERED_NAME.to_owned();
     if let (Some(url), Some(server)) = (&metadata_url, &documents) {
         let host = server.base.trim_start_matches("https://");
+        shown_name = format!("{NAME} ({host})");
         command
             .env("KIOKU_CLIENT_METADATA_URL", url)
-            .env("KIOKU_EXPECT_CLIENT_NAME", format!("{NAME} ({host})"));
+            .env("KIOKU_EXPECT_CLIENT_NAME", &shown_name);
     }
     // The server runs on this test's runtime, so the client is waited for off it.
     let output = tokio::task::spawn_blocking(move || command.output())
@@ -75,12 +80,12 @@ async fn sdk_connects(store: StoreKind, known: Known) {
     let outcome: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap();
     let loaded = fresh.app.load(&fresh.token).await;
     assert_eq!(summaries(&loaded), [outcome["saved"].as_str().unwrap()]);
-    assert!(
-        loaded["data"]
-            .get(outcome["thread_id"].as_str().unwrap())
-            .is_some(),
-        "{loaded}"
-    );
+    let entry = &loaded["data"][outcome["thread_id"].as_str().unwrap()][0];
+    // The app is the writer, by the id it signed in with and the name the consent page showed,
+    // through the MCP tool and the API alike.
+    let writer = json!({"by": "app", "client_id": outcome["client_id"], "name": shown_name});
+    assert_eq!(outcome["writer"], writer, "{outcome}");
+    assert_eq!(entry["writer"], writer, "{loaded}");
 }
 
 #[tokio::test]

@@ -1,17 +1,22 @@
-//! `POST /app/apps/disconnect`: the person revokes an app's grant; its tokens stop opening the
-//! memory at once.
+//! `POST /app/apps/disconnect`: first a page naming the app and how many summaries it saved,
+//! asking whether to keep or forget them; then, with `confirm`, the app's grant is revoked (its
+//! tokens stop opening the memory at once) and, if asked, what it saved is forgotten.
 
+use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
-use super::{posted, see_other};
+use super::{Visit, posted, see_other, switch_url};
+use crate::http::pages::DisconnectPage;
 use crate::http::state::AppState;
-use crate::oauth::connected::disconnect as revoke;
+use crate::oauth::connected::{connected_apps, disconnect as revoke};
 
 #[derive(Deserialize)]
 pub(super) struct DisconnectForm {
     #[serde(default)]
     grant_id: String,
+    /// `keep` or `forget` what the app saved; absent: ask first.
+    confirm: Option<String>,
 }
 
 pub(super) async fn disconnect(
@@ -23,15 +28,61 @@ pub(super) async fn disconnect(
         Ok(posted) => posted,
         Err(answer) => return answer,
     };
-    match revoke(
-        app.grants.as_ref(),
-        &visit.session.namespace,
-        &form.grant_id,
-    )
-    .await
-    {
-        Ok(true) => see_other("/app?done=disconnected"),
-        Ok(false) => see_other("/app?done=gone"),
+    let ns = &visit.session.namespace;
+    let connected = match connected_apps(app.grants.as_ref(), ns).await {
+        Ok(apps) => apps.into_iter().find(|a| a.grant_id == form.grant_id),
+        Err(err) => return super::unavailable(visit.t, &err),
+    };
+    let Some(connected) = connected else {
+        return see_other("/app?done=gone");
+    };
+    let forget = match form.confirm.as_deref() {
+        Some("keep") => false,
+        Some("forget") => true,
+        _ => return confirm(&app, &visit, connected).await,
+    };
+    match revoke(app.grants.as_ref(), ns, &form.grant_id).await {
+        Ok(true) => {}
+        Ok(false) => return see_other("/app?done=gone"),
+        Err(err) => return super::unavailable(visit.t, &err),
+    }
+    if !forget {
+        return see_other("/app?done=disconnected");
+    }
+    match app.memory.forget_written_by(ns, &connected.client_id).await {
+        Ok(_) => see_other("/app?done=disconnected_forgotten"),
         Err(err) => super::unavailable(visit.t, &err),
     }
+}
+
+/// The page that names the app and counts what it saved, and asks what to do with it.
+async fn confirm(
+    app: &AppState,
+    visit: &Visit,
+    connected: crate::oauth::connected::ConnectedApp,
+) -> HttpResponse {
+    let t = visit.t;
+    let saved = match app
+        .memory
+        .count_written_by(&visit.session.namespace, &connected.client_id)
+        .await
+    {
+        Ok(saved) => saved,
+        Err(err) => return super::unavailable(t, &err),
+    };
+    super::render(
+        StatusCode::OK,
+        &DisconnectPage {
+            t,
+            switch_url: switch_url(t),
+            csrf: visit.session.csrf.clone(),
+            explanation: t
+                .app
+                .disconnect_explanation
+                .replace("{app}", &connected.client_name),
+            saved: t.app.disconnect_saved.replace("{n}", &saved.to_string()),
+            forget: saved > 0,
+            grant_id: connected.grant_id,
+        },
+    )
 }

@@ -87,7 +87,7 @@ async fn confirm(
         .entries
         .iter()
         .filter(|e| timestamp.as_ref().is_none_or(|t| *t == e.timestamp))
-        .map(|e| EntryView::new(&thread.id, e))
+        .map(|e| EntryView::new(t, &thread.id, e))
         .collect();
     if entries.is_empty() {
         return see_other("/app?done=gone");

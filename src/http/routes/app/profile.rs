@@ -34,7 +34,7 @@ pub(super) async fn rewrite(
     let t = visit.t;
     let (status, problem, shown) = match app
         .memory
-        .write_profile(&visit.session.namespace, &request)
+        .write_profile(&visit.session.caller(), &request)
         .await
     {
         Ok(_) => return see_other("/app?done=profile"),

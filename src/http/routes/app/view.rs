@@ -40,6 +40,7 @@ pub(super) async fn show(
                 Some("gone") => Some(t.app.already_gone),
                 Some("profile") => Some(t.app.profile_saved),
                 Some("disconnected") => Some(t.app.disconnected),
+                Some("disconnected_forgotten") => Some(t.app.disconnected_forgotten),
                 _ => None,
             };
             let mut view = View {
@@ -147,7 +148,11 @@ impl View<'_> {
                 older = loaded.truncation().next_before().map(str::to_owned);
             }
             Ok(LoadAnswer::Searched(searched)) => {
-                results = searched.results().iter().map(EntryView::found).collect();
+                results = searched
+                    .results()
+                    .iter()
+                    .map(|found| EntryView::found(t, found))
+                    .collect();
                 older = searched.truncation().next_before().map(str::to_owned);
             }
             Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
