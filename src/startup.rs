@@ -110,7 +110,7 @@ impl Application {
         }
         let oauth = authorization_server(&settings, address, &stores, &tokens)?;
         // Grants and the memory page's sessions both expire in the store.
-        keep_purging_grants(Arc::clone(&stores.grants));
+        keep_purging_grants(Arc::clone(&stores.grants), oauth.clone());
         let sessions = Sessions::new(Arc::clone(&stores.grants), SESSION_LIFETIME);
         if let Some(embeddings) = &embeddings {
             keep_backfilling(Arc::clone(&stores.memory), embeddings.clone());

@@ -236,7 +236,9 @@ impl ResponseError for OAuthFailure {
             Self::OAuth(OAuthError::Store(_) | OAuthError::Upstream(_)) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
-            Self::Throttled(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::Throttled(_) | Self::OAuth(OAuthError::Throttled { .. }) => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
         }
     }
 
@@ -252,6 +254,14 @@ impl ResponseError for OAuthFailure {
             Self::OAuth(OAuthError::Refused { code, description })
             | Self::Unread(OAuthError::Refused { code, description }) => {
                 (code.as_str(), description.clone())
+            }
+            Self::OAuth(OAuthError::Throttled { what, wait }) => {
+                let secs = retry_after_secs(*wait);
+                response.insert_header((header::RETRY_AFTER, secs));
+                (
+                    "temporarily_unavailable",
+                    format!("too many {what} of late; try again in {secs} seconds"),
+                )
             }
             Self::OAuth(cause) | Self::Unread(cause) => {
                 tracing::error!(error = %ErrorChain(cause), "an OAuth request failed");

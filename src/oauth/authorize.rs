@@ -63,6 +63,12 @@ impl AuthorizationServer {
         request: &AuthorizationRequest,
         who: SignedIn,
     ) -> Result<String, OAuthError> {
+        self.pace
+            .approval(who.namespace.name())
+            .map_err(|wait| OAuthError::Throttled {
+                what: "apps approved for this memory",
+                wait,
+            })?;
         let now = Utc::now();
         let grant = Grant {
             id: uuid::Uuid::new_v4().simple().to_string(),

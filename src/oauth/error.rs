@@ -53,6 +53,13 @@ pub enum OAuthError {
         code: ErrorCode,
         description: String,
     },
+    /// Asked again too soon: `what` (refreshes of one grant, approvals by one person) is past
+    /// its rate; it may be asked again after `wait`.
+    #[error("too many {what} of late")]
+    Throttled {
+        what: &'static str,
+        wait: std::time::Duration,
+    },
     #[error("the store failed")]
     Store(#[from] StoreError),
     #[error("the OpenID Provider could not sign the person in")]

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 
 use super::documents::ClientDocuments;
 use super::oidc::Upstream;
+use super::pace::Pace;
 use crate::credentials::Tokens;
 use crate::store::{Grant, GrantStore};
 
@@ -53,6 +54,7 @@ pub struct AuthorizationServer {
     pub(super) tokens: Arc<Tokens>,
     /// Clients known by their metadata document's URL.
     pub(super) documents: ClientDocuments,
+    pub(super) pace: Pace,
 }
 
 impl AuthorizationServer {
@@ -71,7 +73,13 @@ impl AuthorizationServer {
             sign_in,
             tokens,
             documents,
+            pace: Pace::default(),
         }
+    }
+
+    /// Forgets the rate buckets of grants and namespaces long idle.
+    pub fn forget_idle(&self) {
+        self.pace.forget_idle();
     }
 
     pub fn issuer(&self) -> &str {

@@ -234,6 +234,13 @@ impl AuthorizationServer {
         if !self.still_signed_in(&body.grant) {
             return invalid(SIGNED_OUT);
         }
+        // Before it is redeemed, so that the client may present it again after the wait.
+        self.pace
+            .refresh(&body.grant.id)
+            .map_err(|wait| OAuthError::Throttled {
+                what: "refreshes of this grant",
+                wait,
+            })?;
         match self.store.redeem(&digest).await? {
             Redeemed::First(_) => {}
             // OAuth 2.1, section 4.3.1: a rotated refresh token used again means it leaked;

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::config::Settings;
 use crate::embedding::{Embeddings, backfill};
 use crate::error_chain::ErrorChain;
+use crate::oauth::AuthorizationServer;
 use crate::store::{GrantStore, MemoryStore, SqliteStore, StoreError};
 
 /// How often the embedded store forgets entries past `KIOKU_RETENTION_DAYS`, how often expired
@@ -15,10 +16,14 @@ use crate::store::{GrantStore, MemoryStore, SqliteStore, StoreError};
 const PURGE_EVERY: Duration = Duration::from_secs(3_600);
 
 /// Deletes expired grants, credentials and page sessions every [`PURGE_EVERY`], on every
-/// store; the first purge waits an interval, so that starting stays fast.
-pub fn keep_purging_grants(grants: Arc<dyn GrantStore>) {
+/// store, and lets the OAuth server forget its idle rate buckets; the first purge waits an
+/// interval, so that starting stays fast.
+pub fn keep_purging_grants(grants: Arc<dyn GrantStore>, oauth: Option<Arc<AuthorizationServer>>) {
     repeat_every(PURGE_EVERY, move || {
         let grants = Arc::clone(&grants);
+        if let Some(oauth) = &oauth {
+            oauth.forget_idle();
+        }
         async move {
             match grants.purge_expired(chrono::Utc::now()).await {
                 Ok(0) => {}

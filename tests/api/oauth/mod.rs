@@ -2,7 +2,7 @@
 //! confidential client, an MCP client that registers itself and uses PKCE (by hand, and
 //! through the official MCP TypeScript SDK), one known by its metadata document, sign-in at a
 //! real OpenID Provider, and every refusal in OAuth's shape; a client's refresh race;
-//! registrations limited per address; and bodies from anyone not signed in limited to what
+//! registrations limited per address, refreshes per grant and approvals per person; and bodies from anyone not signed in limited to what
 //! they need.
 
 mod bodies;
@@ -13,6 +13,7 @@ mod floods;
 pub mod flow;
 mod log;
 mod oidc;
+mod pace;
 mod public;
 mod race;
 mod refusals;

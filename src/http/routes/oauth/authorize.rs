@@ -14,7 +14,9 @@ use crate::http::error::{retry_after, status_of};
 use crate::http::limits::{FORM_BODY_BYTES, read_body};
 use crate::http::pages::{self, Consent, Notice, Text};
 use crate::http::state::AppState;
-use crate::oauth::{AuthorizationParams, AuthorizationRequest, AuthorizationServer, RequestError};
+use crate::oauth::{
+    AuthorizationParams, AuthorizationRequest, AuthorizationServer, OAuthError, RequestError,
+};
 
 /// The page's own fields, sent beside the authorization request's parameters.
 #[derive(Deserialize)]
@@ -102,7 +104,13 @@ pub async fn decide(
             let Some(who) = oauth.sign_in_with_token(typed) else {
                 return again((StatusCode::UNAUTHORIZED, t.unknown_token));
             };
-            oauth.approve(&request, who).await.map(|to| see_other(&to))
+            match oauth.approve(&request, who).await {
+                Err(OAuthError::Throttled { wait, .. }) => {
+                    let answer = again((StatusCode::TOO_MANY_REQUESTS, t.too_many_approvals));
+                    return retry_after(answer, wait);
+                }
+                approved => approved.map(|to| see_other(&to)),
+            }
         }
         Some("oidc") => {
             // Each sign-in begun is stored until it ends or expires.

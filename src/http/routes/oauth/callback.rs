@@ -9,6 +9,7 @@ use super::OAuthOn;
 use super::authorize::{notice, secure, see_other};
 use crate::error_chain::ErrorChain;
 use crate::http::cookies;
+use crate::http::error::retry_after;
 use crate::http::pages;
 use crate::http::routes::app::enter;
 use crate::http::state::AppState;
@@ -41,6 +42,15 @@ pub async fn callback(
         Ok(Finished::Redirect(to)) => see_other(&to),
         Ok(Finished::Page(who)) => enter(&req, &app, t, &who.namespace, None).await,
         Ok(Finished::Shown(why)) => notice(&req, Some(t), StatusCode::BAD_REQUEST, &why),
+        Err(OAuthError::Throttled { wait, .. }) => retry_after(
+            notice(
+                &req,
+                Some(t),
+                StatusCode::TOO_MANY_REQUESTS,
+                t.too_many_approvals,
+            ),
+            wait,
+        ),
         Err(err) => {
             tracing::error!(error = %ErrorChain(&err), "a sign-in at the OpenID Provider failed");
             let status = match err {
