@@ -1,5 +1,6 @@
 //! `API_TOKENS`: the bearer tokens of the API and the namespace each unlocks.
 
+use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::digest::{TokenDigest, WeakTokens, check_strength, digest, find, hex, well_formed};
@@ -63,6 +64,17 @@ impl Tokens {
             return Err("API_TOKENS holds no token".into());
         }
         Ok(tokens)
+    }
+
+    /// A key for `purpose` that only this configuration yields: derived from every token's
+    /// digest, so that every instance derives the same one and changing the tokens changes it.
+    pub fn derived_key(&self, purpose: &str) -> [u8; 32] {
+        let mut hasher = Sha256::new();
+        hasher.update(purpose.as_bytes());
+        for (digest, _) in &self.entries {
+            hasher.update(digest);
+        }
+        hasher.finalize().into()
     }
 
     /// Positions of the weak tokens carried over, for the warning at start.

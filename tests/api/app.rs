@@ -57,7 +57,8 @@ pub fn csrf(page: &str) -> String {
         .find(r#"name="csrf" value=""#)
         .expect("the page has a form")
         + 19;
-    page[at..at + 64].to_owned()
+    let len = page[at..].find('"').expect("the value ends");
+    page[at..at + len].to_owned()
 }
 
 pub async fn signed_in(store: StoreKind) -> (Fresh, Browser) {

@@ -6,6 +6,7 @@ mod app_profile;
 mod audit;
 mod auth;
 mod browser;
+mod cookies;
 mod costs;
 #[path = "../common/emulator.rs"]
 mod emulator;

@@ -23,7 +23,7 @@ use crate::credentials::Session;
 use crate::error_chain::ErrorChain;
 use crate::error_code::ErrorCode;
 use crate::gate::Refusal;
-use crate::http::cookies;
+use crate::http::cookies::{Form, Jar};
 use crate::http::error::{ApiError, retry_after, status_of};
 use crate::http::limits::{FORM_BODY_BYTES, read_body};
 use crate::http::pages::{self, AppNotice, SignInPage, Text};
@@ -85,7 +85,6 @@ where
 struct Visit {
     session: Session,
     t: &'static Text,
-    secure: bool,
 }
 
 impl Visit {
@@ -93,9 +92,9 @@ impl Visit {
     /// sign-in page (saying the sign-in ended, if the browser held one), a page asking them
     /// to wait, or one saying the memory cannot be reached.
     async fn of(req: &HttpRequest, app: &AppState) -> Result<Self, HttpResponse> {
-        let t = language(req);
-        let secure = secure(req, app);
-        let presented = cookies::session(req);
+        let t = language(req, app);
+        let jar = Jar::of(req, app);
+        let presented = jar.session();
         let found = match &presented {
             Some(value) => app.gate.session(value).await,
             None => Ok(None),
@@ -109,7 +108,7 @@ impl Visit {
                 };
                 let mut answer = sign_in_page(req, app, t, status, notice, None);
                 if presented.is_some() {
-                    add_cookie(&mut answer, cookies::session_cleared(secure));
+                    add_cookie(&mut answer, jar.session_cleared());
                 }
                 return Err(answer);
             }
@@ -121,7 +120,7 @@ impl Visit {
         };
         // The request log names the namespace, as for the API.
         req.extensions_mut().insert(session.namespace.clone());
-        Ok(Self { session, t, secure })
+        Ok(Self { session, t })
     }
 
     /// The posted form, if it can be read and carries this session's CSRF token; else the
@@ -186,23 +185,17 @@ fn read_form<T: DeserializeOwned>(body: &[u8]) -> Result<T, StatusCode> {
 }
 
 /// The page's language: the one chosen (now, or earlier, kept in a cookie), else the browser's.
-fn language(req: &HttpRequest) -> &'static Text {
+fn language(req: &HttpRequest, app: &AppState) -> &'static Text {
     let chosen = web::Query::<LanguageChoice>::from_query(req.query_string())
         .ok()
         .and_then(|q| q.into_inner().lang)
-        .or_else(|| cookies::language(req));
+        .or_else(|| Jar::of(req, app).language());
     pages::language(req, chosen.as_deref())
 }
 
 #[derive(serde::Deserialize)]
 struct LanguageChoice {
     lang: Option<String>,
-}
-
-/// Cookies are `Secure` whenever the page is reached over https: by the URL resources are named
-/// under, which the OAuth callback's cookies follow too.
-fn secure(req: &HttpRequest, app: &AppState) -> bool {
-    app.resource_base(req).starts_with("https://")
 }
 
 fn switch_url(t: &Text) -> Option<String> {
@@ -217,8 +210,8 @@ fn sign_in_page(
     notice: Option<&str>,
     problem: Option<&str>,
 ) -> HttpResponse {
-    let secure = secure(req, app);
-    let csrf = cookies::csrf_token(req, cookies::Form::PageSignIn);
+    let jar = Jar::of(req, app);
+    let csrf = jar.csrf_token(Form::PageSignIn);
     let provider = sign_in::provider(app);
     let page = SignInPage {
         t,
@@ -232,10 +225,7 @@ fn sign_in_page(
     // The provider's form answers with a redirect to it (CSP's form-action covers redirects).
     let targets: Vec<String> = provider.and_then(pages::csp_source).into_iter().collect();
     let mut answer = pages::page(status, &page, &targets);
-    add_cookie(
-        &mut answer,
-        cookies::csrf_cookie(cookies::Form::PageSignIn, &csrf, secure),
-    );
+    add_cookie(&mut answer, jar.csrf_cookie(Form::PageSignIn, &csrf));
     answer
 }
 

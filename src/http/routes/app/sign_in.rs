@@ -7,10 +7,10 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::{add_cookie, anonymous_form, language, lasts, posted, secure, see_other};
+use super::{add_cookie, anonymous_form, language, lasts, posted, see_other};
 use crate::domain::{Door, Namespace};
 use crate::gate::Refusal;
-use crate::http::cookies::{self, Form};
+use crate::http::cookies::{Form, Jar};
 use crate::http::error::retry_after;
 use crate::http::pages::Text;
 use crate::http::state::AppState;
@@ -28,13 +28,13 @@ pub(super) async fn sign_in(
     body: web::Payload,
     app: web::Data<AppState>,
 ) -> HttpResponse {
-    let t = language(&req);
+    let t = language(&req, &app);
     let form: SignInForm = match anonymous_form(t, body).await {
         Ok(form) => form,
         Err(answer) => return answer,
     };
     let again = |status, problem| super::sign_in_page(&req, &app, t, status, None, Some(problem));
-    if !cookies::csrf_matches(&req, Form::PageSignIn, &form.csrf) {
+    if !Jar::of(&req, &app).csrf_matches(Form::PageSignIn, &form.csrf) {
         return again(StatusCode::FORBIDDEN, t.app.form_expired);
     }
     let client = app.site.client_address(&req);
@@ -59,8 +59,8 @@ pub(in crate::http::routes) async fn enter(
     namespace: &Namespace,
     token_digest: Option<&str>,
 ) -> HttpResponse {
-    let secure = secure(req, app);
-    if let Some(earlier) = cookies::session(req)
+    let jar = Jar::of(req, app);
+    if let Some(earlier) = jar.session()
         && let Err(err) = app.gate.sessions().close(&earlier).await
     {
         return super::unavailable(t, &err);
@@ -68,10 +68,7 @@ pub(in crate::http::routes) async fn enter(
     match app.gate.sessions().open(namespace, token_digest).await {
         Ok((value, session)) => {
             let mut answer = see_other("/app");
-            add_cookie(
-                &mut answer,
-                cookies::session_cookie(&value, lasts(&session), secure),
-            );
+            add_cookie(&mut answer, jar.session_cookie(&value, lasts(&session)));
             answer
         }
         Err(err) => super::unavailable(t, &err),
@@ -90,13 +87,13 @@ pub(super) async fn at_provider(
     body: web::Payload,
     app: web::Data<AppState>,
 ) -> HttpResponse {
-    let t = language(&req);
+    let t = language(&req, &app);
     let form: SignInForm = match anonymous_form(t, body).await {
         Ok(form) => form,
         Err(answer) => return answer,
     };
     let again = |status, problem| super::sign_in_page(&req, &app, t, status, None, Some(problem));
-    if !cookies::csrf_matches(&req, Form::PageSignIn, &form.csrf) {
+    if !Jar::of(&req, &app).csrf_matches(Form::PageSignIn, &form.csrf) {
         return again(StatusCode::FORBIDDEN, t.app.form_expired);
     }
     let Some(oauth) = app.oauth.as_ref().filter(|_| provider(&app).is_some()) else {
@@ -111,10 +108,7 @@ pub(super) async fn at_provider(
     match oauth.begin_sign_in(None).await {
         Ok((to, state)) => {
             let mut answer = see_other(&to);
-            add_cookie(
-                &mut answer,
-                cookies::sign_in_cookie(&state, secure(&req, &app)),
-            );
+            add_cookie(&mut answer, Jar::of(&req, &app).sign_in_cookie(&state));
             answer
         }
         Err(err) => super::unavailable(t, &err),
@@ -131,11 +125,12 @@ pub(super) async fn sign_out(
         Ok(posted) => posted,
         Err(answer) => return answer,
     };
-    let value = cookies::session(&req).unwrap_or_default();
+    let jar = Jar::of(&req, &app);
+    let value = jar.session().unwrap_or_default();
     if let Err(err) = app.gate.sessions().close(&value).await {
         return super::unavailable(visit.t, &err);
     }
     let mut answer = see_other("/app?done=signed_out");
-    add_cookie(&mut answer, cookies::session_cleared(visit.secure));
+    add_cookie(&mut answer, jar.session_cleared());
     answer
 }

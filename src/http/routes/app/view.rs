@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::{Visit, add_cookie, posted, see_other, switch_url};
 use crate::domain::KEPT_PROFILE_VERSIONS;
-use crate::http::cookies;
+use crate::http::cookies::Jar;
 use crate::http::pages::{AppView, EntryView, MemoryPage, ThreadView};
 use crate::http::state::AppState;
 use crate::memory::{LoadAnswer, LoadRequest, MemoryError, ProfileReadRequest};
@@ -59,15 +59,16 @@ pub(super) async fn show(
             }
             view.render(&app, &visit).await
         }
-        Err(_) if done.as_deref() == Some("signed_out") && cookies::session(&req).is_none() => {
-            let t = super::language(&req);
+        Err(_)
+            if done.as_deref() == Some("signed_out") && Jar::of(&req, &app).session().is_none() =>
+        {
+            let t = super::language(&req, &app);
             super::sign_in_page(&req, &app, t, StatusCode::OK, Some(t.app.signed_out), None)
         }
         Err(answer) => answer,
     };
     if let Some(lang) = lang.filter(|l| l == "ja" || l == "en") {
-        let secure = super::secure(&req, &app);
-        add_cookie(&mut answer, cookies::language_cookie(&lang, secure));
+        add_cookie(&mut answer, Jar::of(&req, &app).language_cookie(&lang));
     }
     answer
 }

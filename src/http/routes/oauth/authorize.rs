@@ -9,7 +9,7 @@ use super::OAuthOn;
 use crate::domain::Door;
 use crate::error_chain::ErrorChain;
 use crate::gate::Refusal;
-use crate::http::cookies::{self, Form};
+use crate::http::cookies::{Form, Jar};
 use crate::http::error::{retry_after, status_of};
 use crate::http::limits::{FORM_BODY_BYTES, read_body};
 use crate::http::pages::{self, Consent, Notice, Text};
@@ -38,7 +38,11 @@ fn fields(encoded: &[u8]) -> Result<(AuthorizationParams, PageFields), String> {
     Ok((params, page))
 }
 
-pub async fn show(OAuthOn(oauth): OAuthOn, req: HttpRequest) -> HttpResponse {
+pub async fn show(
+    OAuthOn(oauth): OAuthOn,
+    req: HttpRequest,
+    app: web::Data<AppState>,
+) -> HttpResponse {
     let (params, page) = match fields(req.query_string().as_bytes()) {
         Ok(fields) => fields,
         Err(why) => return notice(&req, None, StatusCode::BAD_REQUEST, &why),
@@ -48,8 +52,9 @@ pub async fn show(OAuthOn(oauth): OAuthOn, req: HttpRequest) -> HttpResponse {
         Ok(request) => request,
         Err(answer) => return answer,
     };
-    let csrf = cookies::csrf_token(&req, Form::Consent);
-    consent(&oauth, t, &request, &params, csrf, None)
+    let jar = Jar::of(&req, &app);
+    let csrf = jar.csrf_token(Form::Consent);
+    consent(&oauth, &jar, t, &request, &params, csrf, None)
 }
 
 pub async fn decide(
@@ -74,11 +79,8 @@ pub async fn decide(
         Err(why) => return notice(&req, None, StatusCode::BAD_REQUEST, &why),
     };
     let t = pages::language(&req, page.lang.as_deref());
-    if !cookies::csrf_matches(
-        &req,
-        Form::Consent,
-        page.csrf.as_deref().unwrap_or_default(),
-    ) {
+    let jar = Jar::of(&req, &app);
+    if !jar.csrf_matches(Form::Consent, page.csrf.as_deref().unwrap_or_default()) {
         return notice(&req, Some(t), StatusCode::FORBIDDEN, t.form_expired);
     }
     let request = match checked(&oauth, &req, t, &params).await {
@@ -87,8 +89,8 @@ pub async fn decide(
     };
     let client = app.site.client_address(&req);
     let again = |problem| {
-        let csrf = cookies::csrf_token(&req, Form::Consent);
-        consent(&oauth, t, &request, &params, csrf, Some(problem))
+        let csrf = jar.csrf_token(Form::Consent);
+        consent(&oauth, &jar, t, &request, &params, csrf, Some(problem))
     };
     let outcome = match page.decision.as_deref() {
         Some("allow") => {
@@ -121,7 +123,7 @@ pub async fn decide(
             let begun = oauth.begin_sign_in(Some(params.clone())).await;
             begun.map(|(to, state)| {
                 let mut answer = see_other(&to);
-                let cookie = cookies::sign_in_cookie(&state, secure(&oauth));
+                let cookie = jar.sign_in_cookie(&state);
                 answer.add_cookie(&cookie).expect("the cookie is valid");
                 answer
             })
@@ -171,6 +173,7 @@ async fn checked(
 
 fn consent(
     oauth: &AuthorizationServer,
+    jar: &Jar,
     t: &'static Text,
     request: &AuthorizationRequest,
     params: &AuthorizationParams,
@@ -195,7 +198,7 @@ fn consent(
         .collect();
     let mut answer = pages::page(status, &page, &targets);
     answer
-        .add_cookie(&cookies::csrf_cookie(Form::Consent, &csrf, secure(oauth)))
+        .add_cookie(&jar.csrf_cookie(Form::Consent, &csrf))
         .expect("the cookie is valid");
     answer
 }
@@ -224,9 +227,4 @@ pub(super) fn see_other(location: &str) -> HttpResponse {
         .insert_header((header::LOCATION, location))
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .finish()
-}
-
-/// Cookies are `Secure` whenever the server is reached over https.
-pub(super) fn secure(oauth: &AuthorizationServer) -> bool {
-    oauth.issuer().starts_with("https://")
 }

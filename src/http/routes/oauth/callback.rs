@@ -6,9 +6,9 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
 use super::OAuthOn;
-use super::authorize::{notice, secure, see_other};
+use super::authorize::{notice, see_other};
 use crate::error_chain::ErrorChain;
-use crate::http::cookies;
+use crate::http::cookies::Jar;
 use crate::http::error::retry_after;
 use crate::http::pages;
 use crate::http::routes::app::enter;
@@ -31,7 +31,8 @@ pub async fn callback(
 ) -> HttpResponse {
     let t = pages::language(&req, None);
     let state = query.state.as_deref().unwrap_or_default();
-    if !cookies::sign_in_matches(&req, state) {
+    let jar = Jar::of(&req, &app);
+    if !jar.sign_in_matches(state) {
         return notice(&req, Some(t), StatusCode::BAD_REQUEST, t.form_expired);
     }
     let code = match (&query.code, &query.error) {
@@ -61,7 +62,7 @@ pub async fn callback(
         }
     };
     answer
-        .add_cookie(&cookies::sign_in_cleared(secure(&oauth)))
+        .add_cookie(&jar.sign_in_cleared())
         .expect("the cookie is valid");
     answer
 }
