@@ -147,7 +147,7 @@ impl Sessions {
     /// expires.
     pub async fn close(&self, value: &str) -> Result<(), StoreError> {
         if well_formed(value) {
-            let _: Redeemed = self.store.redeem(&key(value)).await?;
+            let _: Redeemed = self.store.redeem(&key(value), None).await?;
         }
         Ok(())
     }

@@ -179,7 +179,7 @@ impl AuthorizationServer {
         };
         let (Some(upstream), Redeemed::First(credential)) = (
             &self.sign_in.upstream,
-            self.store.redeem(&secret::digest(state)).await?,
+            self.store.redeem(&secret::digest(state), None).await?,
         ) else {
             return Ok(unknown());
         };

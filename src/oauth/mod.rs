@@ -28,6 +28,7 @@ pub mod metadata;
 pub mod oidc;
 mod pace;
 mod redirect_uri;
+mod refresh;
 mod request;
 mod resource;
 mod revoke;

@@ -39,6 +39,26 @@ pub fn issue(kind: SecretKind) -> String {
     format!("{}{}", kind.prefix(), generate_token())
 }
 
+/// A new refresh token of the grant `grant_id`: 256 random bits after the grant's id, so that a
+/// rotated token presented again after its record is gone still names the grant it leaked
+/// from (RFC 9700, section 4.14.2). The id is no secret to whoever holds the token.
+pub fn issue_refresh(grant_id: &str) -> String {
+    format!(
+        "{}{grant_id}.{}",
+        SecretKind::RefreshToken.prefix(),
+        generate_token()
+    )
+}
+
+/// The grant a refresh token of [`issue_refresh`]'s shape names; `None` for another shape,
+/// such as an earlier kioku's.
+pub fn refresh_grant(token: &str) -> Option<&str> {
+    let rest = token.strip_prefix(SecretKind::RefreshToken.prefix())?;
+    let (grant, _) = rest.split_once('.')?;
+    (!grant.is_empty() && grant.len() <= 64 && grant.bytes().all(|b| b.is_ascii_alphanumeric()))
+        .then_some(grant)
+}
+
 /// The digest a secret is kept and looked up as: hex SHA-256. A digest is not secret.
 pub fn digest(value: &str) -> String {
     credentials::hex(&credentials::digest(value))
@@ -72,6 +92,16 @@ pub fn verifies_s256(verifier: &str, challenge: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refresh_token_names_its_grant() {
+        let token = issue_refresh("0123abcd");
+        assert!(SecretKind::RefreshToken.matches(&token));
+        assert_eq!(refresh_grant(&token), Some("0123abcd"));
+        assert_eq!(refresh_grant(&issue(SecretKind::RefreshToken)), None);
+        assert_eq!(refresh_grant("kioku_rt_../x.y"), None);
+        assert_eq!(refresh_grant("kioku_at_g.x"), None);
+    }
 
     #[test]
     fn the_rfc_7636_example_verifies() {

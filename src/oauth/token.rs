@@ -47,7 +47,7 @@ pub struct TokenResponse {
 
 impl TokenResponse {
     /// The answer carrying `pair`, as of `now`.
-    fn new(pair: rotation::Pair, now: DateTime<Utc>) -> Self {
+    pub(super) fn new(pair: rotation::Pair, now: DateTime<Utc>) -> Self {
         let left = (pair.access_expires_at - now).num_seconds().max(0);
         Self {
             access_token: pair.access_token,
@@ -158,7 +158,7 @@ impl AuthorizationServer {
             return refuse(ErrorCode::InvalidRequest, "code is missing");
         };
         let invalid = |why: &str| refuse(ErrorCode::InvalidGrant, why.to_owned());
-        let credential = match self.store.redeem(&secret::digest(code)).await? {
+        let credential = match self.store.redeem(&secret::digest(code), None).await? {
             Redeemed::First(credential) => credential,
             // RFC 6749, section 4.1.2: a code used twice revokes what it was exchanged for.
             Redeemed::Again(credential) => {
@@ -207,66 +207,13 @@ impl AuthorizationServer {
         self.issue_tokens(body.grant, audience, None).await
     }
 
-    async fn refresh(
-        &self,
-        client: &Client,
-        params: &TokenParams,
-    ) -> Result<TokenResponse, OAuthError> {
-        let Some(token) = params.refresh_token.as_deref() else {
-            return refuse(ErrorCode::InvalidRequest, "refresh_token is missing");
-        };
-        let invalid = |why: &str| refuse(ErrorCode::InvalidGrant, why.to_owned());
-        let digest = secret::digest(token);
-        // Checked before it is redeemed, so another client cannot spend it.
-        let Some(credential) = self.store.credential(&digest).await? else {
-            return invalid("this refresh token is unknown or revoked");
-        };
-        if credential.kind != CredentialKind::RefreshToken {
-            return invalid("this is not a refresh token");
-        }
-        let body: TokenBody = read_body(&credential)?;
-        if body.grant.client_id != client.id {
-            return invalid("this refresh token was issued to another client");
-        }
-        if credential.expires_at < Utc::now() {
-            return invalid("this refresh token has expired: authorize again");
-        }
-        if !self.still_signed_in(&body.grant) {
-            return invalid(SIGNED_OUT);
-        }
-        // Before it is redeemed, so that the client may present it again after the wait.
-        self.pace
-            .refresh(&body.grant.id)
-            .map_err(|wait| OAuthError::Throttled {
-                what: "refreshes of this grant",
-                wait,
-            })?;
-        match self.store.redeem(&digest).await? {
-            Redeemed::First(_) => {}
-            // OAuth 2.1, section 4.3.1: a rotated refresh token used again means it leaked;
-            // the whole grant goes. Unless its rotation is seconds old: then it is the client's
-            // own race, and it gets what the rotation gave.
-            Redeemed::Again(_) => {
-                if !self.lifetimes.refresh_race.is_zero()
-                    && let Some(pair) = rotation::kept(self.store.as_ref(), token).await?
-                {
-                    return Ok(TokenResponse::new(pair, Utc::now()));
-                }
-                self.store.revoke_grant(&body.grant.id).await?;
-                return invalid("this refresh token was used already; the grant is revoked");
-            }
-            Redeemed::Unknown => return invalid("this refresh token is unknown or revoked"),
-        }
-        let audience = match params.resource.as_deref() {
-            None => body.audience,
-            Some(_) => self.token_audience(&body.grant, params.resource.as_deref())?,
-        };
-        self.issue_tokens(body.grant, audience, Some(token)).await
-    }
-
     /// The audience of the tokens: the resource the token request names (RFC 8707, section
     /// 2.2), which must be the authorized one when the authorization request named one.
-    fn token_audience(&self, grant: &Grant, requested: Option<&str>) -> Result<String, OAuthError> {
+    pub(super) fn token_audience(
+        &self,
+        grant: &Grant,
+        requested: Option<&str>,
+    ) -> Result<String, OAuthError> {
         let granted = grant
             .resource
             .clone()
@@ -286,7 +233,7 @@ impl AuthorizationServer {
     /// A new access token and refresh token under `grant`, which lasts as long as the refresh
     /// token from now; nothing if the grant was revoked meanwhile. For a refresh, the pair is
     /// kept for a client's race on the `rotated` refresh token.
-    async fn issue_tokens(
+    pub(super) async fn issue_tokens(
         &self,
         grant: Grant,
         audience: String,
@@ -294,7 +241,7 @@ impl AuthorizationServer {
     ) -> Result<TokenResponse, OAuthError> {
         let now = Utc::now();
         let access = secret::issue(SecretKind::AccessToken);
-        let refresh = secret::issue(SecretKind::RefreshToken);
+        let refresh = secret::issue_refresh(&grant.id);
         let grant_expires = after(now, self.lifetimes.refresh_token);
         let record = |value: &str, kind, expires_at| Credential {
             digest: secret::digest(value),

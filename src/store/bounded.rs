@@ -259,8 +259,12 @@ impl<S: GrantStore> GrantStore for Bounded<S> {
         self.bound(self.inner.credential(digest)).await
     }
 
-    async fn redeem(&self, digest: &str) -> Result<Redeemed, StoreError> {
-        self.bound(self.inner.redeem(digest)).await
+    async fn redeem(
+        &self,
+        digest: &str,
+        keep_until: Option<DateTime<Utc>>,
+    ) -> Result<Redeemed, StoreError> {
+        self.bound(self.inner.redeem(digest, keep_until)).await
     }
 
     async fn purge_expired(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {

@@ -47,8 +47,14 @@ pub trait GrantStore: Send + Sync {
     async fn credential(&self, digest: &str) -> Result<Option<Credential>, StoreError>;
 
     /// Marks the credential used and says whether it already was, atomically: of two
-    /// concurrent calls on one credential, exactly one finds it [`Redeemed::First`].
-    async fn redeem(&self, digest: &str) -> Result<Redeemed, StoreError>;
+    /// concurrent calls on one credential, exactly one finds it [`Redeemed::First`]. With
+    /// `keep_until`, the call that marks it also moves its expiry there, so that the purge
+    /// deletes it then (a rotated refresh token, whose replays its grant catches).
+    async fn redeem(
+        &self,
+        digest: &str,
+        keep_until: Option<DateTime<Utc>>,
+    ) -> Result<Redeemed, StoreError>;
 
     /// Deletes the clients, grants and credentials that expired before `now`; returns how many
     /// records went. Each is judged by its own expiry; a client without one stays.

@@ -258,13 +258,40 @@ pub async fn a_credential_is_redeemed_once(store: &impl GrantStore) {
         used: true,
         ..under(&held, &code)
     };
-    let first = store.redeem(&code.digest).await.unwrap();
+    let first = store.redeem(&code.digest, None).await.unwrap();
     assert_eq!(first, Redeemed::First(used.clone()));
-    let again = store.redeem(&code.digest).await.unwrap();
+    let again = store.redeem(&code.digest, None).await.unwrap();
     assert_eq!(again, Redeemed::Again(used.clone()));
     assert_eq!(store.credential(&code.digest).await.unwrap(), Some(used));
-    let unknown = store.redeem(&fresh("digest")).await.unwrap();
+    let unknown = store.redeem(&fresh("digest"), None).await.unwrap();
     assert_eq!(unknown, Redeemed::Unknown);
+}
+
+/// A rotated refresh token is kept only until the end of its race window: the redeem that
+/// marks it moves its expiry there (where the purge, tested above, takes it), a later one
+/// leaves it, and its grant keeps its own.
+pub async fn a_credential_redeemed_to_be_kept_briefly_expires_then(store: &impl GrantStore) {
+    let held = stored_grant(store).await;
+    let refresh = credential(CredentialKind::RefreshToken, held.expires_at);
+    assert!(
+        store
+            .issue(&held.id, held.expires_at, slice::from_ref(&refresh))
+            .await
+            .unwrap()
+    );
+    let until = now() + TimeDelta::seconds(10);
+    let kept = Credential {
+        used: true,
+        expires_at: until,
+        ..under(&held, &refresh)
+    };
+    let first = store.redeem(&refresh.digest, Some(until)).await.unwrap();
+    assert_eq!(first, Redeemed::First(kept.clone()));
+    let later = until + TimeDelta::seconds(50);
+    let again = store.redeem(&refresh.digest, Some(later)).await.unwrap();
+    assert_eq!(again, Redeemed::Again(kept.clone()));
+    assert_eq!(store.credential(&refresh.digest).await.unwrap(), Some(kept));
+    assert_eq!(store.grant(&held.id).await.unwrap(), Some(held));
 }
 
 pub async fn of_concurrent_redeems_exactly_one_is_first(store: &impl GrantStore) {
@@ -276,7 +303,7 @@ pub async fn of_concurrent_redeems_exactly_one_is_first(store: &impl GrantStore)
             .await
             .unwrap()
     );
-    let outcomes = join_all((0..8).map(|_| store.redeem(&refresh.digest))).await;
+    let outcomes = join_all((0..8).map(|_| store.redeem(&refresh.digest, None))).await;
     let mut firsts = 0;
     for outcome in outcomes {
         match outcome.unwrap() {
@@ -300,7 +327,7 @@ pub async fn a_grantless_credential_round_trips_and_is_never_replaced(store: &im
         ..sign_in.clone()
     };
     assert_eq!(
-        store.redeem(&sign_in.digest).await.unwrap(),
+        store.redeem(&sign_in.digest, None).await.unwrap(),
         Redeemed::First(used.clone())
     );
     assert!(store.put_credential(&sign_in).await.is_err());
@@ -404,6 +431,7 @@ macro_rules! grant_store_suite {
             an_issue_that_fails_writes_nothing,
             revoking_deletes_the_grant_and_every_credential_under_it,
             a_credential_is_redeemed_once,
+            a_credential_redeemed_to_be_kept_briefly_expires_then,
             of_concurrent_redeems_exactly_one_is_first,
             a_grantless_credential_round_trips_and_is_never_replaced,
             purging_removes_what_expired_and_keeps_the_rest,

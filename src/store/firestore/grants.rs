@@ -150,7 +150,11 @@ impl GrantStore for FirestoreStore {
 
     /// Marks it used only if it is as read: of concurrent redeems, one commits and the others
     /// read again and find it used.
-    async fn redeem(&self, digest: &str) -> Result<Redeemed, StoreError> {
+    async fn redeem(
+        &self,
+        digest: &str,
+        keep_until: Option<DateTime<Utc>>,
+    ) -> Result<Redeemed, StoreError> {
         let name = self.record_path(CREDENTIALS, digest);
         self.change(&name, |current| {
             let Some(doc) = current else {
@@ -161,11 +165,12 @@ impl GrantStore for FirestoreStore {
                 return Ok((None, Redeemed::Again(found)));
             }
             found.used = true;
-            let mark = update(
-                &name,
-                Fields::from([(USED.into(), boolean(true))]),
-                Vec::new(),
-            );
+            let mut fields = Fields::from([(USED.into(), boolean(true))]);
+            if let Some(until) = keep_until {
+                found.expires_at = until;
+                fields.insert(EXPIRES_AT.into(), time_value(until));
+            }
+            let mark = update(&name, fields, Vec::new());
             Ok((Some(mark), Redeemed::First(found)))
         })
         .await

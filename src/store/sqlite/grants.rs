@@ -176,17 +176,24 @@ impl GrantStore for SqliteStore {
             .await
     }
 
-    async fn redeem(&self, digest: &str) -> Result<Redeemed, StoreError> {
+    async fn redeem(
+        &self,
+        digest: &str,
+        keep_until: Option<DateTime<Utc>>,
+    ) -> Result<Redeemed, StoreError> {
         let digest = digest.to_owned();
+        let keep_until = keep_until.map(|at| at.timestamp_micros());
         self.with_conn(move |conn| {
             // One statement marks it and says whether it was unused: atomic by itself.
             let marked = conn
                 .query_row(
                     &format!(
-                        "UPDATE oauth_credentials SET used = 1 WHERE digest = ?1 AND NOT used
+                        "UPDATE oauth_credentials SET used = 1,
+                             expires_at = COALESCE(?2, expires_at)
+                         WHERE digest = ?1 AND NOT used
                          RETURNING {CREDENTIAL_COLUMNS}"
                     ),
-                    [&digest],
+                    params![&digest, keep_until],
                     credential,
                 )
                 .optional()?;

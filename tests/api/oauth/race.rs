@@ -1,10 +1,12 @@
 //! A client's own race: two refreshes sent at once with one refresh token both get the pair
 //! its rotation issued, and the grant stands; the same refresh token sent again once the race
-//! window is over is a replay, which revokes the grant (RFC 9700, section 4.14.2).
+//! window is over is a replay, which revokes the grant (RFC 9700, section 4.14.2), also once
+//! its record is gone.
 
 use std::time::Duration;
 
 use kioku::config::StoreKind;
+use kioku::store::{GrantStore, SqliteStore};
 use serde_json::Value;
 
 use super::flow::{STORES, connected_client, oauth_error, spawn_oauth, token_request, tokens};
@@ -67,4 +69,46 @@ async fn a_refresh_race_keeps_the_grant_on_sqlite() {
 #[tokio::test]
 async fn a_refresh_race_keeps_the_grant_on_firestore() {
     a_race_keeps_the_grant_and_a_replay_ends_it(STORES[1]).await;
+}
+
+/// Once the window is over, the hourly purge takes a rotated token's record, so a grant keeps
+/// one refresh token's however often it is refreshed; a rotated token presented after that
+/// still ends the grant it names.
+#[tokio::test]
+async fn a_replay_after_its_record_is_purged_still_ends_the_grant() {
+    let fresh = spawn_oauth(StoreKind::Sqlite, |s| s.oauth.refresh_race_secs = 0).await;
+    let app = &fresh.app;
+    let (client_id, issued) = connected_client(app, &fresh.token).await;
+    let leaked = issued["refresh_token"].as_str().unwrap().to_owned();
+    let mut current = leaked.clone();
+    for _ in 0..5 {
+        let renewed = tokens(refresh(app, &client_id, &current).await).await;
+        current = renewed["refresh_token"].as_str().unwrap().to_owned();
+    }
+    // The hourly purge, run now on the server's file.
+    let path = app.data_dir.path().join("kioku.sqlite3");
+    let store = SqliteStore::open(&path, Duration::from_secs(5)).unwrap();
+    store.purge_expired(chrono::Utc::now()).await.unwrap();
+    let refresh_records: u64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row(
+            "SELECT COUNT(*) FROM oauth_credentials WHERE kind = 'refresh_token'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(refresh_records, 1, "only the current refresh token is kept");
+
+    oauth_error(
+        refresh(app, &client_id, &leaked).await,
+        400,
+        "invalid_grant",
+    )
+    .await;
+    oauth_error(
+        refresh(app, &client_id, &current).await,
+        400,
+        "invalid_grant",
+    )
+    .await;
 }
