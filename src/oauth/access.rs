@@ -34,6 +34,12 @@ impl AuthorizationServer {
         }
         let credential = self.store.credential(&secret::digest(bearer)).await?;
         let Some(credential) = credential.filter(|c| c.kind == CredentialKind::AccessToken) else {
+            // Signed here: its record went with its expiry or its grant, so it is no guess.
+            if secret::issued_here(bearer, &self.access_key) {
+                return Ok(Access::Unusable(
+                    "this access token has expired or was revoked: refresh it, or sign in again",
+                ));
+            }
             return Ok(Access::Unknown);
         };
         if credential.expires_at < Utc::now() {

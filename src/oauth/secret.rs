@@ -3,6 +3,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use ring::hmac;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -37,6 +38,37 @@ impl SecretKind {
 /// A new secret of `kind`: 256 random bits.
 pub fn issue(kind: SecretKind) -> String {
     format!("{}{}", kind.prefix(), generate_token())
+}
+
+/// A new access token: 256 random bits and this server's signature of them under `key`, so that
+/// one whose record is gone (expired and purged, or its grant revoked) is still known for one
+/// issued here, and no guess, without a record kept for it.
+pub fn issue_access(key: &hmac::Key) -> String {
+    let nonce = generate_token();
+    let tag = hmac::sign(key, nonce.as_bytes());
+    format!(
+        "{}{nonce}{}",
+        SecretKind::AccessToken.prefix(),
+        credentials::hex(tag.as_ref())
+    )
+}
+
+/// Whether `token` is an access token this server signed under `key` ([`issue_access`]).
+pub fn issued_here(token: &str, key: &hmac::Key) -> bool {
+    let Some(rest) = token.strip_prefix(SecretKind::AccessToken.prefix()) else {
+        return false;
+    };
+    let (Some(nonce), Some(tag)) = (rest.get(..64), rest.get(64..)) else {
+        return false;
+    };
+    let tag: Option<Vec<u8>> = (tag.len() == 64 && tag.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| {
+            (0..64)
+                .step_by(2)
+                .filter_map(|i| u8::from_str_radix(&tag[i..i + 2], 16).ok())
+                .collect()
+        });
+    tag.is_some_and(|tag| hmac::verify(key, nonce.as_bytes(), &tag).is_ok())
 }
 
 /// A new refresh token of the grant `grant_id`: 256 random bits after the grant's id, so that a
@@ -92,6 +124,19 @@ pub fn verifies_s256(verifier: &str, challenge: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_access_token_is_known_by_its_signature() {
+        let key = hmac::Key::new(hmac::HMAC_SHA256, b"one");
+        let token = issue_access(&key);
+        assert!(SecretKind::AccessToken.matches(&token) && issued_here(&token, &key));
+        let other = hmac::Key::new(hmac::HMAC_SHA256, b"two");
+        assert!(!issued_here(&token, &other));
+        assert!(!issued_here(&issue(SecretKind::AccessToken), &key));
+        let mut forged = token.clone();
+        forged.replace_range(9..10, if &token[9..10] == "0" { "1" } else { "0" });
+        assert!(!issued_here(&forged, &key));
+    }
 
     #[test]
     fn a_refresh_token_names_its_grant() {

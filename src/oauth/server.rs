@@ -11,6 +11,7 @@ use super::oidc::Upstream;
 use super::pace::Pace;
 use crate::credentials::Tokens;
 use crate::store::{Grant, GrantStore};
+use ring::hmac;
 
 /// How long what the server issues lasts.
 #[derive(Debug, Clone, Copy)]
@@ -32,6 +33,9 @@ pub(super) const SIGN_IN_LIFETIME: Duration = Duration::from_secs(600);
 pub(super) const SIGNED_IN_WITH_TOKEN: &str = "token";
 
 /// Why a grant whose API token was taken away is refused.
+/// What the access tokens' key is derived for.
+const ACCESS_KEY_PURPOSE: &str = "kioku access token v1";
+
 pub(super) const SIGNED_OUT: &str =
     "the API token this grant was signed in with is no longer configured: authorize again";
 
@@ -55,6 +59,9 @@ pub struct AuthorizationServer {
     /// Clients known by their metadata document's URL.
     pub(super) documents: ClientDocuments,
     pub(super) pace: Pace,
+    /// What access tokens are signed with ([`issue_access`](super::secret::issue_access)): derived from the
+    /// configured API tokens, so every instance has it.
+    pub(super) access_key: hmac::Key,
 }
 
 impl AuthorizationServer {
@@ -66,6 +73,7 @@ impl AuthorizationServer {
         tokens: Arc<Tokens>,
         documents: ClientDocuments,
     ) -> Self {
+        let access_key = tokens.derived_key(ACCESS_KEY_PURPOSE);
         Self {
             store,
             issuer: issuer.trim_end_matches('/').to_owned(),
@@ -74,6 +82,7 @@ impl AuthorizationServer {
             tokens,
             documents,
             pace: Pace::default(),
+            access_key: hmac::Key::new(hmac::HMAC_SHA256, &access_key),
         }
     }
 

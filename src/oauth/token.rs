@@ -11,7 +11,7 @@ use super::issued::{CodeBody, TokenBody};
 use super::request::SCOPE;
 use super::resource;
 use super::rotation;
-use super::secret::{self, SecretKind};
+use super::secret;
 use super::server::{AuthorizationServer, SIGNED_OUT, after};
 use crate::store::{Client, Credential, CredentialKind, Grant, Redeemed, StoreError};
 
@@ -240,7 +240,7 @@ impl AuthorizationServer {
         rotated: Option<&str>,
     ) -> Result<TokenResponse, OAuthError> {
         let now = Utc::now();
-        let access = secret::issue(SecretKind::AccessToken);
+        let access = secret::issue_access(&self.access_key);
         let refresh = secret::issue_refresh(&grant.id);
         let grant_expires = after(now, self.lifetimes.refresh_token);
         let record = |value: &str, kind, expires_at| Credential {

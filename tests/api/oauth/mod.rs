@@ -19,3 +19,4 @@ mod race;
 mod refusals;
 mod rotation;
 mod sdk;
+mod tombstones;
