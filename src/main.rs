@@ -86,8 +86,8 @@ fn schema(settings: &Settings, format: SchemaFormat) -> String {
     }
 }
 
-/// API_TOKENS is unset on this local run: say where its token is and how to use it. The token
-/// itself is shown only on the run that created it.
+/// API_TOKENS is unset on this local run: say where its token is, where each door is, and how
+/// to try it. The token itself is shown only on the run that created it.
 fn print_local_token(local: &LocalToken, address: std::net::SocketAddr) {
     let path = local.path.display();
     if local.created {
@@ -98,6 +98,12 @@ fn print_local_token(local: &LocalToken, address: std::net::SocketAddr) {
     } else {
         println!("\nNo API_TOKENS set: using the token kept in {path}.\n");
     }
+    println!(
+        "Open:\n\n    your memory, in a browser   http://{address}/app (sign in with the token)\n    \
+         MCP clients                 http://{address}/mcp\n    \
+         the GPT Action's schema     http://{address}/openapi.yaml\n    \
+         the GPT's instructions      http://{address}/prompt?lang=en (or lang=ja)\n"
+    );
     println!(
         "Try it:\n\n    curl -H \"Authorization: Bearer $(cat {path})\" \"http://{address}/?mode=save&summary=hello\"\n    curl -H \"Authorization: Bearer $(cat {path})\" \"http://{address}/?mode=load\"\n"
     );

@@ -264,10 +264,31 @@ async fn a_local_run_generates_a_private_token() {
         std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&path).unwrap().permissions());
     assert_eq!(mode & 0o777, 0o600);
     assert_eq!(load(&server.base(), &token).await["status"], "empty");
+    // The banner names each door, and each answers where it says.
+    let base = server.base();
+    let client = reqwest::Client::new();
+    for (method, path, status) in [
+        (reqwest::Method::GET, "/app", 200),
+        // MCP is posted to, and asks for a token.
+        (reqwest::Method::POST, "/mcp", 401),
+        (reqwest::Method::GET, "/openapi.yaml", 200),
+        (reqwest::Method::GET, "/prompt?lang=en", 200),
+    ] {
+        let url = format!("{base}{path}");
+        let answer = client.request(method, url).send().await.unwrap();
+        assert_eq!(answer.status(), status, "{path}");
+    }
     let (_, log) = server.stop_and_collect();
-    assert!(
-        log.iter()
-            .any(|l| l.contains("curl -H \"Authorization: Bearer $(cat")),
-        "{log:?}"
-    );
+    for shown in [
+        format!("your memory, in a browser   {base}/app"),
+        format!("MCP clients                 {base}/mcp"),
+        format!("the GPT Action's schema     {base}/openapi.yaml"),
+        format!("the GPT's instructions      {base}/prompt?lang=en"),
+        "curl -H \"Authorization: Bearer $(cat".to_owned(),
+    ] {
+        assert!(
+            log.iter().any(|l| l.contains(&shown)),
+            "no {shown:?} in {log:?}"
+        );
+    }
 }
