@@ -16,7 +16,9 @@ async fn bad_query_parameters_are_refused_with_what_to_change() {
         (&[], "missing_mode"),
         (&[("mode", "")], "missing_mode"),
         (&[("mode", "delete")], "unknown_mode"),
-        (&[("mode", "SAVE")], "unknown_mode"),
+        (&[("mode", "saves")], "unknown_mode"),
+        // Any case is the mode it spells: here a save, without its summary.
+        (&[("mode", "SAVE")], "missing_summary"),
         (&[("mode", "save")], "missing_summary"),
         (&[("mode", "save"), ("summary", "")], "blank_summary"),
         (

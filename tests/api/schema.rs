@@ -285,13 +285,22 @@ async fn every_response_matches_the_served_schema() {
 #[tokio::test]
 async fn the_sample_instructions_are_served_in_both_languages() {
     let app = spawn_app().await;
-    for (query, marker) in [
-        ("", "セーブ"),
-        ("?lang=ja", "セーブ"),
-        ("?lang=en", "When the user says \"save\""),
+    let english = "When the user says \"save\"";
+    // Without `lang`, the browser's language decides, and Japanese without one.
+    for (query, accept, marker) in [
+        ("", None, "セーブ"),
+        ("", Some("en-US,en;q=0.9"), english),
+        ("", Some("fr-FR, ja;q=0.5, en;q=0.3"), "セーブ"),
+        ("?lang=ja", Some("en"), "セーブ"),
+        ("?lang=en", None, english),
     ] {
-        let response = app.path(&format!("/prompt{query}")).send().await.unwrap();
+        let mut request = app.path(&format!("/prompt{query}"));
+        if let Some(accept) = accept {
+            request = request.header("accept-language", accept);
+        }
+        let response = request.send().await.unwrap();
         assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["vary"], "Accept-Language");
         assert!(
             response.headers()["content-type"]
                 .to_str()

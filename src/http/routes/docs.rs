@@ -1,11 +1,13 @@
 //! What a GPT builder pastes into the GPT editor: the OpenAPI schema and the instructions.
 
+use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
 use crate::domain::Door;
 use crate::guide::{self, Language};
 use crate::http::error::ApiError;
+use crate::http::pages;
 use crate::http::schema::{self, SchemaOptions};
 use crate::http::state::AppState;
 use crate::http::strict_query::StrictQuery;
@@ -42,17 +44,26 @@ pub struct PromptQuery {
     lang: Option<String>,
 }
 
-/// Sample instructions for the GPT, Japanese by default.
+/// Sample instructions for the GPT: in `lang`, else in the browser's language (of the two),
+/// else in Japanese.
 pub async fn prompt(
+    req: HttpRequest,
     StrictQuery(query): StrictQuery<PromptQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let language = match query.lang.as_deref() {
-        None | Some("ja") => Language::Japanese,
-        Some("en") => Language::English,
-        Some(_) => return Err(ApiError::UnknownLanguage),
+    let accepted = req.headers().contains_key(header::ACCEPT_LANGUAGE);
+    let lang = match query.lang.as_deref() {
+        None if accepted => pages::language(&req, None).lang,
+        None => "ja",
+        Some(lang) => lang,
+    };
+    let language = match lang {
+        "ja" => Language::Japanese,
+        "en" => Language::English,
+        _ => return Err(ApiError::UnknownLanguage),
     };
     let text = guide::render(language, Door::Api);
     Ok(HttpResponse::Ok()
         .content_type("text/markdown; charset=utf-8")
+        .insert_header((header::VARY, "Accept-Language"))
         .body(text))
 }
