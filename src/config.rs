@@ -38,6 +38,7 @@ pub enum Command {
     Token,
     /// Print the OpenAPI schema a GPT Action imports.
     Openapi {
+        /// YAML, as the GPT editor imports it from a file, or JSON.
         #[arg(long, value_enum, default_value_t = SchemaFormat::Yaml)]
         format: SchemaFormat,
     },
@@ -78,7 +79,9 @@ pub enum ClientAction {
     },
     /// Add a redirect URI to a client, e.g. the callback the GPT editor shows once saved.
     AddRedirectUri {
+        /// The client's ID, as `add` printed it and `list` shows it.
         client_id: String,
+        /// The redirect URI to allow, exactly as the client will send it.
         #[arg(long)]
         redirect_uri: String,
     },
@@ -326,6 +329,24 @@ mod tests {
             parse(&["--allow-weak-tokens", "false"]).weak_tokens(),
             WeakTokens::Refuse
         );
+    }
+
+    /// `--help` says what each argument of each command is for.
+    #[test]
+    fn every_argument_is_described() {
+        fn check(command: &clap::Command, path: &str) {
+            for arg in command.get_arguments() {
+                let id = arg.get_id().as_str();
+                assert!(
+                    matches!(id, "help" | "version") || arg.get_help().is_some(),
+                    "`{path}`'s {id} has no description"
+                );
+            }
+            for sub in command.get_subcommands() {
+                check(sub, &format!("{path} {}", sub.get_name()));
+            }
+        }
+        check(&<Cli as clap::CommandFactory>::command(), "kioku");
     }
 
     #[test]
