@@ -86,6 +86,8 @@ def edit_profile(page: Page, base: str) -> None:
     expect(page.get_by_role("status").inner_text() == "Profile saved.", "no word that it saved")
     expect(page.get_by_label("Profile text").input_value() == PROFILE,
            "the profile shown is not the one written")
+    writer = page.get_by_role("region", name="Profile").locator(".writer").inner_text()
+    expect(writer == "saved by this page", f"the profile's writer is shown as {writer!r}")
 
 
 def disconnect(page: Page, base: str, artifacts: Path) -> None:

@@ -36,6 +36,8 @@ pub struct MemoryPage<'a> {
     pub profile: String,
     /// The version the profile form was read at: 0 for none.
     pub profile_version: u64,
+    /// Who saved the current profile, when it is the one shown and kioku recorded that.
+    pub profile_writer: Option<String>,
     /// The profile's earlier versions that are kept, newest first, to open and restore.
     pub earlier: Vec<u64>,
     pub apps: Vec<AppView>,
@@ -143,7 +145,7 @@ impl EntryView {
 }
 
 /// "saved by Claude", in the page's language.
-fn saved_by(t: &Text, writer: &Writer) -> String {
+pub fn saved_by(t: &Text, writer: &Writer) -> String {
     let who = match writer {
         Writer::App { name, .. } => name.clone(),
         Writer::Token { label } => t.app.by_token.replace("{label}", label),

@@ -14,6 +14,7 @@ use askama::Template;
 
 pub use app::{
     AppNotice, AppView, ConfirmPage, DisconnectPage, EntryView, MemoryPage, SignInPage, ThreadView,
+    saved_by,
 };
 pub use consent::Consent;
 pub use privacy::{FILE_POLICY, Privacy, PrivacyPage};

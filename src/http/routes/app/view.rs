@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::{Visit, add_cookie, posted, see_other, switch_url};
 use crate::domain::KEPT_PROFILE_VERSIONS;
 use crate::http::cookies::Jar;
-use crate::http::pages::{AppView, EntryView, MemoryPage, ThreadView};
+use crate::http::pages::{AppView, EntryView, MemoryPage, ThreadView, saved_by};
 use crate::http::state::AppState;
 use crate::memory::{LoadAnswer, LoadRequest, MemoryError, ProfileReadRequest};
 use crate::oauth::connected::connected_apps;
@@ -161,10 +161,14 @@ impl View<'_> {
         }
         // Read whole: a load's copy may be cut to fit its budget, and saved back it would cut
         // the profile.
-        let profile = match self.profile {
-            Some(shown) => shown,
+        let (profile, profile_writer) = match self.profile {
+            Some(shown) => (shown, None),
             None => match app.memory.current_profile(ns).await {
-                Ok(current) => current.map_or((String::new(), 0), |p| (p.profile, p.version)),
+                Ok(Some(current)) => (
+                    (current.profile, current.version),
+                    current.writer.map(|w| saved_by(t, &w)),
+                ),
+                Ok(None) => ((String::new(), 0), None),
                 Err(err) => return super::unavailable(t, &err),
             },
         };
@@ -191,6 +195,7 @@ impl View<'_> {
             older,
             profile: profile.0,
             profile_version: profile.1,
+            profile_writer,
             earlier: (profile.1.saturating_sub(KEPT_PROFILE_VERSIONS - 1).max(1)..profile.1)
                 .rev()
                 .collect(),
