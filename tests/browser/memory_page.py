@@ -50,6 +50,9 @@ def sign_in(page: Page, base: str, artifacts: Path) -> None:
     page.wait_for_url(f"{base}/app")
     expect(shows(page, FORGET) and shows(page, KEEP) and shows(page, APP_SAVED),
            f"the threads saved through the API are not shown: {page.content()}")
+    # Each time names its zone (the tests' server saves in Asia/Tokyo).
+    time = page.get_by_role("listitem").filter(has_text=APP_SAVED).locator("time").inner_text()
+    expect(time.endswith(" UTC+09:00"), f"a time is shown without its zone: {time!r}")
     by_app = page.get_by_role("listitem").filter(has_text=APP_SAVED).locator(".writer")
     expect(by_app.inner_text() == f"saved by {APP}",
            f"the app's summary does not name it: {by_app.inner_text()!r}")

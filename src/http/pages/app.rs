@@ -90,7 +90,7 @@ pub struct EntryView {
     pub thread_id: String,
     pub summary: String,
     pub timestamp: String,
-    /// The time as a person reads it, in the server's zone.
+    /// The time as a person reads it, in the zone it was saved in, with its offset.
     pub shown: String,
     /// The search's terms it holds, for a search result.
     pub matched: String,
@@ -178,12 +178,13 @@ impl AppView {
     }
 }
 
-/// `2025-08-19 08:39` for `2025-08-19T08:39:27.174624+09:00`: the minute, in the zone it was
-/// saved in; a time of another shape as it is.
+/// `2025-08-19 08:39 UTC+09:00` for `2025-08-19T08:39:27.174624+09:00`: the minute, in the
+/// zone it was saved in, named by its offset so that nobody reads it as their own; a time of
+/// another shape as it is.
 fn shown(timestamp: &str) -> String {
     chrono::DateTime::parse_from_rfc3339(timestamp).map_or_else(
         |_| timestamp.to_owned(),
-        |time| time.format("%Y-%m-%d %H:%M").to_string(),
+        |time| time.format("%Y-%m-%d %H:%M UTC%:z").to_string(),
     )
 }
 
@@ -192,11 +193,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn times_are_shown_to_the_minute_in_their_own_zone() {
+    fn times_are_shown_to_the_minute_in_their_own_zone_named() {
         assert_eq!(
             shown("2025-08-19T08:39:27.174624+09:00"),
-            "2025-08-19 08:39"
+            "2025-08-19 08:39 UTC+09:00"
         );
+        assert_eq!(shown("2025-08-19T08:39:27Z"), "2025-08-19 08:39 UTC+00:00");
         assert_eq!(shown("yesterday"), "yesterday");
     }
 }
