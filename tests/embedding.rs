@@ -2,22 +2,20 @@
 //! fetches from its PyPI package): known similarities come out as the model's authors report
 //! them, and a directory without the model's files is refused with the file named.
 
-use std::path::PathBuf;
-
 use kioku::embedding::{EmbeddingError, Model};
 
-fn model_dir() -> PathBuf {
-    std::env::var_os("KIOKU_TEST_EMBEDDING_MODEL")
-        .expect("KIOKU_TEST_EMBEDDING_MODEL is set: run the tests with scripts/test")
-        .into()
-}
+#[path = "common/needs.rs"]
+mod needs;
 
 /// The sentences of sentence-transformers' own semantic-search example: a sentence about
 /// eating is closer to another about eating than to one about a baby, whatever words they
 /// share.
 #[test]
 fn sentences_alike_in_meaning_are_closer_than_those_alike_in_words() {
-    let model = Model::load(&model_dir()).unwrap();
+    let Some(model_dir) = needs::model() else {
+        return;
+    };
+    let model = Model::load(&model_dir).unwrap();
     assert_eq!(model.dimension(), 384);
     let embed = |text: &str| model.embed(text).unwrap();
     let food = embed("A man is eating food.");
@@ -37,7 +35,10 @@ fn sentences_alike_in_meaning_are_closer_than_those_alike_in_words() {
 /// MiniLM's vocabulary is English: of a Japanese question it knows too little to rank by.
 #[test]
 fn a_text_the_vocabulary_lacks_pieces_of_is_not_embedded_to_rank_by() {
-    let model = Model::load(&model_dir()).unwrap();
+    let Some(model_dir) = needs::model() else {
+        return;
+    };
+    let model = Model::load(&model_dir).unwrap();
     let whole = model.embed_if_read_whole("How is my knee doing?").unwrap();
     assert_eq!(whole, Some(model.embed("How is my knee doing?").unwrap()));
     assert_eq!(
@@ -50,9 +51,12 @@ fn a_text_the_vocabulary_lacks_pieces_of_is_not_embedded_to_rank_by() {
 /// it cannot read either; English it reads, acronyms and numbers included.
 #[test]
 fn a_text_spelled_a_character_at_a_time_is_not_read_whole() {
-    let model = Model::load(&model_dir()).unwrap();
+    let Some(model_dir) = needs::model() else {
+        return;
+    };
+    let model = Model::load(&model_dir).unwrap();
     let question = "2013年のラオスのGDPはいくら？";
-    let tokenizer = tokenizers::Tokenizer::from_file(model_dir().join("tokenizer.json")).unwrap();
+    let tokenizer = tokenizers::Tokenizer::from_file(model_dir.join("tokenizer.json")).unwrap();
     let unknown = tokenizer.token_to_id("[UNK]").unwrap();
     let ids = tokenizer.encode(question, true).unwrap().get_ids().to_vec();
     assert!(
@@ -71,15 +75,21 @@ fn a_text_spelled_a_character_at_a_time_is_not_read_whole() {
 
 #[test]
 fn the_model_is_named_by_its_weights_and_dimension() {
-    let model = Model::load(&model_dir()).unwrap();
+    let Some(model_dir) = needs::model() else {
+        return;
+    };
+    let model = Model::load(&model_dir).unwrap();
     assert_eq!(model.id().as_str(), "sha256:53aa51172d142c89/384");
 }
 
 #[test]
 fn a_directory_without_the_weights_is_refused_naming_them() {
+    let Some(model_dir) = needs::model() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     for file in ["config.json", "tokenizer.json"] {
-        std::fs::copy(model_dir().join(file), dir.path().join(file)).unwrap();
+        std::fs::copy(model_dir.join(file), dir.path().join(file)).unwrap();
     }
     let err = Model::load(dir.path()).err().expect("no weights, no model");
     assert!(
@@ -98,20 +108,23 @@ fn a_directory_without_the_weights_is_refused_naming_them() {
 /// A RoBERTa-family model (multilingual-e5, say) would load as BERT and give wrong vectors.
 #[test]
 fn a_model_of_another_family_is_refused() {
+    let Some(model_dir) = needs::model() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
-    let config = std::fs::read_to_string(model_dir().join("config.json")).unwrap();
+    let config = std::fs::read_to_string(model_dir.join("config.json")).unwrap();
     let config = config.replace(
         "\"model_type\": \"bert\"",
         "\"model_type\": \"xlm-roberta\"",
     );
     std::fs::write(dir.path().join("config.json"), config).unwrap();
     std::fs::copy(
-        model_dir().join("tokenizer.json"),
+        model_dir.join("tokenizer.json"),
         dir.path().join("tokenizer.json"),
     )
     .unwrap();
     std::os::unix::fs::symlink(
-        model_dir().join("model.safetensors"),
+        model_dir.join("model.safetensors"),
         dir.path().join("model.safetensors"),
     )
     .unwrap();

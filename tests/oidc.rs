@@ -4,6 +4,8 @@
 
 #[path = "common/listening.rs"]
 mod listening;
+#[path = "common/needs.rs"]
+mod needs;
 #[path = "common/oidc.rs"]
 mod provider;
 
@@ -18,7 +20,7 @@ const CLIENT_SECRET: &str = "the-client-secret";
 /// Never served: the sign-in stops where the provider sends the browser here.
 const CALLBACK: &str = "http://127.0.0.1:1/callback";
 
-fn provider() -> OpenIdProvider {
+fn provider() -> Option<OpenIdProvider> {
     OpenIdProvider::start(CLIENT_ID, CLIENT_SECRET, CALLBACK)
 }
 
@@ -74,7 +76,7 @@ fn refused(result: Result<Person, OidcError>, secrets: &[&str]) -> OidcError {
 
 #[tokio::test]
 async fn people_are_known_by_issuer_and_subject() {
-    let provider = provider();
+    let Some(provider) = provider() else { return };
     let upstream = upstream(&provider);
     let alice = sign_in(&upstream, "alice").await;
     assert_eq!(
@@ -92,7 +94,7 @@ async fn people_are_known_by_issuer_and_subject() {
 
 #[tokio::test]
 async fn a_replayed_or_tampered_sign_in_is_refused() {
-    let provider = provider();
+    let Some(provider) = provider() else { return };
     let upstream = upstream(&provider);
     let (_, other) = upstream.begin().await.unwrap();
 
@@ -130,7 +132,9 @@ async fn a_replayed_or_tampered_sign_in_is_refused() {
 
 #[tokio::test]
 async fn a_new_signing_key_is_fetched_when_the_provider_rotates_its_keys() {
-    let mut provider = provider();
+    let Some(mut provider) = provider() else {
+        return;
+    };
     let upstream = upstream(&provider);
     let before = sign_in(&upstream, "alice").await;
     // Same issuer, a key the discovered key set does not hold.

@@ -5,8 +5,11 @@ use kioku::config::StoreKind;
 use reqwest::StatusCode;
 use reqwest::header::{CONTENT_SECURITY_POLICY, LOCATION, X_FRAME_OPTIONS};
 
+use crate::helpers::on_both_stores;
 use crate::helpers::{ADMIN, Fresh, spawn_fresh, summaries};
 use crate::oauth::flow::browser;
+
+on_both_stores!(signs_in_sees_searches_forgets_and_signs_out,);
 
 /// A browser: keeps its cookies, follows no redirect.
 pub struct Browser {
@@ -137,16 +140,6 @@ async fn signs_in_sees_searches_forgets_and_signs_out(store: StoreKind) {
     );
     let (_, page) = browser.get("/app").await;
     assert!(!page.contains("Mochi"), "signed out, the page is closed");
-}
-
-#[tokio::test]
-async fn signs_in_sees_searches_forgets_and_signs_out_on_sqlite() {
-    signs_in_sees_searches_forgets_and_signs_out(StoreKind::Sqlite).await;
-}
-
-#[tokio::test]
-async fn signs_in_sees_searches_forgets_and_signs_out_on_firestore() {
-    signs_in_sees_searches_forgets_and_signs_out(StoreKind::Firestore).await;
 }
 
 #[tokio::test]

@@ -9,25 +9,28 @@ use std::process::Command;
 
 use kioku::config::StoreKind;
 
+use crate::helpers::on_both_stores;
 use crate::helpers::{TestApp, spawn_fresh, summaries};
+use crate::needs;
 use crate::oauth::flow::{CLIENT_NAME, connected_app, spawn_oauth};
 
-/// Runs tests/browser/`name`.py against `app` on `store`, with `env`; it exits non-zero naming
-/// the first failed expectation.
-async fn scenario(name: &str, store: StoreKind, app: &TestApp, env: &[(&str, &str)]) {
-    let python = std::env::var("KIOKU_BROWSER_PYTHON")
-        .expect("KIOKU_BROWSER_PYTHON is set: run the tests with scripts/test");
-    // Read by tests/browser/browser.py; checked here so that a bare `cargo test` says what to do.
-    std::env::var("KIOKU_CHROMIUM")
-        .expect("KIOKU_CHROMIUM is set: run the tests with scripts/test");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let axe = root.join("tests/browser/node_modules/axe-core/axe.min.js");
-    assert!(
-        axe.is_file(),
-        "{} is missing: run the tests with scripts/test",
-        axe.display()
-    );
+on_both_stores!(
+    the_privacy_page_renders_accessibly_and_unframed,
+    a_person_sees_searches_corrects_and_forgets_their_memory,
+);
 
+/// The Python that runs the scenarios with Playwright, once Chromium (read by
+/// tests/browser/browser.py) and axe-core are there too; `None` once the test is skipped.
+fn browser_python() -> Option<String> {
+    let python = needs::var("KIOKU_BROWSER_PYTHON")?;
+    needs::var("KIOKU_CHROMIUM")?;
+    needs::npm_packages("tests/browser").then_some(python)
+}
+
+/// Runs tests/browser/`name`.py with `python` against `app` on `store`, with `env`; it exits
+/// non-zero naming the first failed expectation.
+async fn scenario(python: &str, name: &str, store: StoreKind, app: &TestApp, env: &[(&str, &str)]) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let store_name = format!("{store:?}").to_lowercase();
     let artifacts = root.join(format!("target/browser-artifacts/{name}-{store_name}"));
     let mut command = Command::new(python);
@@ -52,26 +55,22 @@ async fn scenario(name: &str, store: StoreKind, app: &TestApp, env: &[(&str, &st
     );
 }
 
-async fn privacy(store: StoreKind) {
+async fn the_privacy_page_renders_accessibly_and_unframed(store: StoreKind) {
+    let Some(python) = browser_python() else {
+        return;
+    };
     let fresh = spawn_fresh(store, |_| {}).await;
-    scenario("privacy", store, &fresh.app, &[]).await;
-}
-
-#[tokio::test]
-async fn the_privacy_page_renders_accessibly_and_unframed_on_sqlite() {
-    privacy(StoreKind::Sqlite).await;
-}
-
-#[tokio::test]
-async fn the_privacy_page_renders_accessibly_and_unframed_on_firestore() {
-    privacy(StoreKind::Firestore).await;
+    scenario(&python, "privacy", store, &fresh.app, &[]).await;
 }
 
 /// The memory page's scenario, between what the API saved before and what it finds after: the
 /// summary forgotten in the browser is gone and the other kept, the profile is the one written
 /// there, and the app disconnected there can no longer use its access token, and what it saved
 /// is forgotten with it.
-async fn memory_page(store: StoreKind) {
+async fn a_person_sees_searches_corrects_and_forgets_their_memory(store: StoreKind) {
+    let Some(python) = browser_python() else {
+        return;
+    };
     let fresh = spawn_oauth(store, |_| {}).await;
     let app = &fresh.app;
     let (forget, keep) = ("lighthouse trip moved to Friday", "猫の名前はモチ");
@@ -97,20 +96,10 @@ async fn memory_page(store: StoreKind) {
         ("KIOKU_PAGE_APP", CLIENT_NAME),
         ("KIOKU_PAGE_APP_SAVED", app_saved),
     ];
-    scenario("memory_page", store, app, &env).await;
+    scenario(&python, "memory_page", store, app, &env).await;
 
     let after = app.load(&fresh.token).await;
     assert_eq!(summaries(&after), [keep]);
     assert_eq!(after["profile"]["profile"], profile, "{after}");
     assert_eq!(load(&access).await.unwrap().status(), 401);
-}
-
-#[tokio::test]
-async fn a_person_sees_searches_corrects_and_forgets_their_memory_on_sqlite() {
-    memory_page(StoreKind::Sqlite).await;
-}
-
-#[tokio::test]
-async fn a_person_sees_searches_corrects_and_forgets_their_memory_on_firestore() {
-    memory_page(StoreKind::Firestore).await;
 }

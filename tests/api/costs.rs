@@ -9,6 +9,7 @@ use kioku::domain::{Entry, Namespace};
 
 use crate::emulator::Emulator;
 use crate::helpers::{Process, ok_json, on_firestore};
+use crate::needs;
 use crate::original::{emulator_host, raw_db_at, write_many_as_original};
 
 /// `(reads, writes)` of each request line, in order, with its method and route.
@@ -33,6 +34,9 @@ fn costs(log: &[String]) -> Vec<(String, Option<u64>, Option<u64>)> {
 
 #[tokio::test]
 async fn each_request_line_carries_the_documents_it_read_and_wrote() {
+    if needs::firestore().is_none() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let id = uuid::Uuid::new_v4();
     let token = format!("tok-{id}-0123456789abcdef");
@@ -92,6 +96,9 @@ async fn each_request_line_carries_the_documents_it_read_and_wrote() {
 /// every namespace need not read through these.
 #[tokio::test]
 async fn a_first_page_of_a_large_namespace_reads_what_it_answers() {
+    if needs::firestore().is_none() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let id = uuid::Uuid::new_v4();
     let token = format!("tok-{id}-0123456789abcdef");
@@ -161,6 +168,9 @@ async fn a_first_page_of_a_large_namespace_reads_what_it_answers() {
 /// once for the candidates, and the term's threads (one read).
 #[tokio::test]
 async fn a_search_of_a_large_namespace_reads_the_threads_holding_its_term() {
+    if needs::firestore().is_none() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let id = uuid::Uuid::new_v4();
     let token = format!("tok-{id}-0123456789abcdef");
@@ -218,6 +228,9 @@ fn answered(load: &Value) -> usize {
 /// saved to, the count, and the least recent thread, whatever the namespace holds.
 #[tokio::test]
 async fn a_save_over_the_thread_cap_reads_only_what_it_drops() {
+    if needs::firestore().is_none() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let id = uuid::Uuid::new_v4();
     let token = format!("tok-{id}-0123456789abcdef");

@@ -11,6 +11,7 @@ use crate::emulator::Emulator;
 use crate::helpers::{
     ALICE, Process, TestApp, api_tokens, error_json, ok_json, on_firestore, spawn_app_with,
 };
+use crate::needs;
 use crate::original::{PROJECT, emulator_host, raw_db, write_as_original};
 
 /// A bare token no test uses, as long as kioku requires.
@@ -73,6 +74,9 @@ fn assert_same_but_thread_order(kioku: &Value, original: &Value) {
 /// original went by thread id, and saves where the original would.
 #[tokio::test]
 async fn a_namespace_written_by_the_original_loads_and_saves_as_the_original_would() {
+    if needs::firestore().is_none() {
+        return;
+    }
     let token = format!("seed-{}", uuid::Uuid::new_v4());
     let ns = Namespace::bare_token(&token, 1).unwrap();
     let db = raw_db().await;
@@ -132,6 +136,9 @@ async fn a_namespace_written_by_the_original_loads_and_saves_as_the_original_wou
 /// summaries, and the answer says so.
 #[tokio::test]
 async fn a_thread_at_the_document_limit_drops_its_oldest_summaries() {
+    if needs::firestore().is_none() {
+        return;
+    }
     // A namespace of its own: the other tests' saves to ALICE's need not wait on its megabyte.
     let token = format!("tok-big-{}", uuid::Uuid::new_v4().simple());
     let app = spawn_on_firestore(&format!("big-{token}:{token}"), |s| {
@@ -169,6 +176,9 @@ async fn a_thread_at_the_document_limit_drops_its_oldest_summaries() {
 /// readiness fails; once it is back, kioku serves again without a restart.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_outage_answers_503_promptly_and_heals_without_restart() {
+    if needs::firestore().is_none() {
+        return;
+    }
     let emulator = Emulator::start(0, Stdio::inherit());
     let port = emulator.port;
     let dir = tempfile::tempdir().unwrap();
@@ -229,6 +239,9 @@ async fn an_outage_answers_503_promptly_and_heals_without_restart() {
 /// learns of the outage only when that check is old.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readiness_asks_the_store_at_most_every_few_seconds() {
+    if needs::firestore().is_none() {
+        return;
+    }
     let emulator = Emulator::start(0, Stdio::inherit());
     let host = emulator.host();
     let tokens = api_tokens();
@@ -262,6 +275,9 @@ async fn readiness_asks_the_store_at_most_every_few_seconds() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn five_hundred_concurrent_saves_on_firestore() {
+    if needs::firestore().is_none() {
+        return;
+    }
     let app = spawn_on_firestore(UNUSED_BARE_TOKEN, |_| {}).await;
     crate::hostile::five_hundred_concurrent_saves_land_exactly(&app).await;
 }

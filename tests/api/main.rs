@@ -25,6 +25,8 @@ mod mcp;
 mod mcp_transport;
 mod memory;
 mod near_repeat;
+#[path = "../common/needs.rs"]
+mod needs;
 mod oauth;
 #[path = "../common/original.rs"]
 mod original;

@@ -11,9 +11,17 @@ use kioku::domain::MAX_QUERY_WORDS;
 use reqwest::{Method, RequestBuilder};
 use serde_json::{Value, json};
 
+use crate::helpers::on_both_stores;
 use crate::helpers::{Fresh, TestApp, authorize, error_json, ok_json, spawn_fresh, summaries};
+use crate::needs;
 
-pub const STORES: [StoreKind; 2] = [StoreKind::Sqlite, StoreKind::Firestore];
+on_both_stores!(
+    mcp_takes_only_known_bearer_tokens,
+    a_token_reaches_only_its_own_namespace_over_mcp,
+    mcp_refusals_are_the_http_apis_and_never_a_server_error,
+    the_typescript_sdk_uses_every_tool,
+    the_python_sdk_uses_every_tool,
+);
 
 /// The official MCP SDK a client program is written with.
 #[derive(Debug, Clone, Copy)]
@@ -23,34 +31,34 @@ enum Sdk {
 }
 
 impl Sdk {
-    /// The command that runs this SDK's client, with the SDK scripts/test installs.
-    fn command(self) -> Command {
+    /// The command that runs this SDK's client, with the SDK scripts/test installs; `None`
+    /// once the test is skipped for want of it.
+    fn command(self) -> Option<Command> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp-clients");
         let (program, script): (PathBuf, _) = match self {
             Self::TypeScript => {
-                let sdk = dir.join("node_modules/@modelcontextprotocol/sdk");
-                assert!(
-                    sdk.is_dir(),
-                    "{} is missing: run the tests with scripts/test",
-                    sdk.display()
-                );
+                if !needs::npm_packages("tests/mcp-clients") {
+                    return None;
+                }
                 ("node".into(), dir.join("client.mjs"))
             }
-            Self::Python => {
-                let python = std::env::var("KIOKU_MCP_PYTHON")
-                    .expect("KIOKU_MCP_PYTHON is set: run the tests with scripts/test");
-                (python.into(), dir.join("client.py"))
-            }
+            Self::Python => (
+                needs::var("KIOKU_MCP_PYTHON")?.into(),
+                dir.join("client.py"),
+            ),
         };
         let mut command = Command::new(program);
         command.arg(script);
-        command
+        Some(command)
     }
 }
 
 /// Saves a summary through HTTP, runs `sdk`'s client against `store` (it fails on any unmet
 /// expectation of the contract), then checks through HTTP what its last line says it left.
 async fn client_scenario(sdk: Sdk, store: StoreKind) {
+    let Some(mut command) = sdk.command() else {
+        return;
+    };
     let Fresh { app, token, ns, .. } = spawn_fresh(store, |_| {}).await;
     let before = format!("Saved through HTTP before the {sdk:?} client ran");
     let before_thread = app.save(&token, None, &before).await["thread_id"]
@@ -58,7 +66,6 @@ async fn client_scenario(sdk: Sdk, store: StoreKind) {
         .unwrap()
         .to_owned();
 
-    let mut command = sdk.command();
     command
         .env("KIOKU_MCP_URL", format!("{}/mcp", app.base))
         .env("KIOKU_TOKEN", &token)
@@ -114,26 +121,6 @@ async fn client_scenario(sdk: Sdk, store: StoreKind) {
 fn thread_summaries<'a>(load: &'a Value, thread: &str) -> Vec<&'a str> {
     let entries = load["data"][thread].as_array().into_iter().flatten();
     entries.map(|e| e["summary"].as_str().unwrap()).collect()
-}
-
-#[tokio::test]
-async fn the_typescript_sdk_uses_every_tool_on_sqlite() {
-    client_scenario(Sdk::TypeScript, StoreKind::Sqlite).await;
-}
-
-#[tokio::test]
-async fn the_typescript_sdk_uses_every_tool_on_firestore() {
-    client_scenario(Sdk::TypeScript, StoreKind::Firestore).await;
-}
-
-#[tokio::test]
-async fn the_python_sdk_uses_every_tool_on_sqlite() {
-    client_scenario(Sdk::Python, StoreKind::Sqlite).await;
-}
-
-#[tokio::test]
-async fn the_python_sdk_uses_every_tool_on_firestore() {
-    client_scenario(Sdk::Python, StoreKind::Firestore).await;
 }
 
 /// A POST of one JSON-RPC `message` to `/mcp` as a client sends it after `initialize`; the
@@ -209,133 +196,132 @@ fn refused(answer: &Value, codes: &[&str], rpc_codes: &[i64]) -> bool {
         && code.is_some_and(|code| codes.is_empty() || codes.contains(&code))
 }
 
-#[tokio::test]
-async fn mcp_takes_only_known_bearer_tokens() {
-    for store in STORES {
-        let Fresh { app, .. } = spawn_fresh(store, |_| {}).await;
-        let save = tools_call("save_memory", json!({"summary": "refused"}));
+async fn mcp_takes_only_known_bearer_tokens(store: StoreKind) {
+    let Fresh { app, .. } = spawn_fresh(store, |_| {}).await;
+    let save = tools_call("save_memory", json!({"summary": "refused"}));
 
-        let response = mcp_post(&app, None, &save).send().await.unwrap();
-        let metadata = format!("{}/.well-known/oauth-protected-resource/mcp", app.base);
-        assert_eq!(
-            response.headers()["www-authenticate"],
-            format!("Bearer resource_metadata=\"{metadata}\", scope=\"memory\"").as_str()
-        );
-        error_json(response, 401, "missing_credentials").await;
-        // The challenge names the document a client learns about the resource from.
-        let document = ok_json(app.client.get(&metadata).send().await.unwrap()).await;
-        assert_eq!(document["resource"], format!("{}/mcp", app.base));
+    let response = mcp_post(&app, None, &save).send().await.unwrap();
+    let metadata = format!("{}/.well-known/oauth-protected-resource/mcp", app.base);
+    assert_eq!(
+        response.headers()["www-authenticate"],
+        format!("Bearer resource_metadata=\"{metadata}\", scope=\"memory\"").as_str()
+    );
+    error_json(response, 401, "missing_credentials").await;
+    // The challenge names the document a client learns about the resource from.
+    let document = ok_json(app.client.get(&metadata).send().await.unwrap()).await;
+    assert_eq!(document["resource"], format!("{}/mcp", app.base));
 
-        let response = mcp_post(&app, Some("tok-nobody"), &save)
-            .send()
-            .await
-            .unwrap();
-        error_json(response, 403, "unknown_token").await;
+    let response = mcp_post(&app, Some("tok-nobody"), &save)
+        .send()
+        .await
+        .unwrap();
+    error_json(response, 403, "unknown_token").await;
+}
+
+async fn a_token_reaches_only_its_own_namespace_over_mcp(store: StoreKind) {
+    let id = uuid::Uuid::new_v4().simple();
+    let b_token = format!("tok-b-{id}");
+    let Fresh { app, token, .. } = spawn_fresh(store, |s| {
+        let tokens = s.api_tokens.take().unwrap();
+        let tokens = tokens.expose();
+        s.api_tokens = Some(format!("{tokens},ns-b-{id}:{b_token}").into());
+    })
+    .await;
+    let word = format!("secret{id}");
+    let secret = format!("Only for namespace A: {word}");
+    let saved = app.save(&token, None, &secret).await;
+    let thread = saved["thread_id"].as_str().unwrap();
+    app.save(&b_token, None, "Namespace B's own note").await;
+
+    // B loads its own memory, exactly as over HTTP, and nothing of A's.
+    let b_load = call_tool(&app, &b_token, "load_memories", json!({})).await;
+    assert_eq!(structured(&b_load), &app.load(&b_token).await);
+    let shown = b_load.to_string();
+    assert!(!shown.contains(&word) && !shown.contains(thread), "{shown}");
+    for narrowed in [json!({"thread_id": thread}), json!({"q": word})] {
+        let answer = call_tool(&app, &b_token, "load_memories", narrowed).await;
+        assert_eq!(structured(&answer)["status"], "no_match", "{answer}");
+    }
+
+    // Nor can B forget A's thread; it is told so as the HTTP API tells it.
+    let refused = call_tool(
+        &app,
+        &b_token,
+        "forget_memory",
+        json!({"thread_id": thread}),
+    )
+    .await;
+    let refused = tool_error(&refused, "nothing_to_forget");
+    let path = format!("/forget?thread_id={thread}");
+    let http = app.call(Method::GET, &path, &b_token).send().await.unwrap();
+    let http = error_json(http, 404, "nothing_to_forget").await;
+    assert_eq!(refused["message"], http["message"]);
+
+    // A's thread is whole, and A's loads answer as the HTTP API does.
+    assert_eq!(summaries(&app.load(&token).await), [secret.as_str()]);
+    for (arguments, query) in [
+        (json!({"thread_id": thread}), ("thread_id", thread)),
+        (json!({"q": word}), ("q", word.as_str())),
+    ] {
+        let answer = call_tool(&app, &token, "load_memories", arguments).await;
+        let request = app.get(Some(&token), &[("mode", "load"), query]);
+        let http = ok_json(request.send().await.unwrap()).await;
+        assert_eq!(structured(&answer), &http);
     }
 }
 
-#[tokio::test]
-async fn a_token_reaches_only_its_own_namespace_over_mcp() {
-    for store in STORES {
-        let id = uuid::Uuid::new_v4().simple();
-        let b_token = format!("tok-b-{id}");
-        let Fresh { app, token, .. } = spawn_fresh(store, |s| {
-            let tokens = s.api_tokens.take().unwrap();
-            let tokens = tokens.expose();
-            s.api_tokens = Some(format!("{tokens},ns-b-{id}:{b_token}").into());
-        })
-        .await;
-        let word = format!("secret{id}");
-        let secret = format!("Only for namespace A: {word}");
-        let saved = app.save(&token, None, &secret).await;
-        let thread = saved["thread_id"].as_str().unwrap();
-        app.save(&b_token, None, "Namespace B's own note").await;
+async fn mcp_refusals_are_the_http_apis_and_never_a_server_error(store: StoreKind) {
+    let Fresh { app, token, .. } = spawn_fresh(store, |_| {}).await;
 
-        // B loads its own memory, exactly as over HTTP, and nothing of A's.
-        let b_load = call_tool(&app, &b_token, "load_memories", json!({})).await;
-        assert_eq!(structured(&b_load), &app.load(&b_token).await);
-        let shown = b_load.to_string();
-        assert!(!shown.contains(&word) && !shown.contains(thread), "{shown}");
-        for narrowed in [json!({"thread_id": thread}), json!({"q": word})] {
-            let answer = call_tool(&app, &b_token, "load_memories", narrowed).await;
-            assert_eq!(structured(&answer)["status"], "no_match", "{answer}");
-        }
-
-        // Nor can B forget A's thread; it is told so as the HTTP API tells it.
-        let refused = call_tool(
-            &app,
-            &b_token,
-            "forget_memory",
-            json!({"thread_id": thread}),
-        )
-        .await;
-        let refused = tool_error(&refused, "nothing_to_forget");
-        let path = format!("/forget?thread_id={thread}");
-        let http = app.call(Method::GET, &path, &b_token).send().await.unwrap();
-        let http = error_json(http, 404, "nothing_to_forget").await;
-        assert_eq!(refused["message"], http["message"]);
-
-        // A's thread is whole, and A's loads answer as the HTTP API does.
-        assert_eq!(summaries(&app.load(&token).await), [secret.as_str()]);
-        for (arguments, query) in [
-            (json!({"thread_id": thread}), ("thread_id", thread)),
-            (json!({"q": word}), ("q", word.as_str())),
-        ] {
-            let answer = call_tool(&app, &token, "load_memories", arguments).await;
-            let request = app.get(Some(&token), &[("mode", "load"), query]);
-            let http = ok_json(request.send().await.unwrap()).await;
-            assert_eq!(structured(&answer), &http);
-        }
+    // Tool errors with the HTTP API's code and message.
+    let long = "x".repeat(5_001);
+    for (summary, code) in [
+        (long.as_str(), "summary_too_long"),
+        (" \t ", "blank_summary"),
+        ("a\u{202e}b", "summary_control_character"),
+    ] {
+        let answer = call_tool(&app, &token, "save_memory", json!({"summary": summary})).await;
+        let error = tool_error(&answer, code);
+        let http = app.get(Some(&token), &[("mode", "save"), ("summary", summary)]);
+        let http = error_json(http.send().await.unwrap(), 400, code).await;
+        assert_eq!(error["message"], http["message"]);
     }
-}
+    let q = vec!["a"; MAX_QUERY_WORDS + 1].join(" ");
+    let answer = call_tool(&app, &token, "load_memories", json!({"q": q})).await;
+    let error = tool_error(&answer, "query_too_long");
+    let http = app.get(Some(&token), &[("mode", "load"), ("q", &q)]);
+    let http = error_json(http.send().await.unwrap(), 400, "query_too_long").await;
+    assert_eq!(error, &http);
 
-#[tokio::test]
-async fn mcp_refusals_are_the_http_apis_and_never_a_server_error() {
-    for store in STORES {
-        let Fresh { app, token, .. } = spawn_fresh(store, |_| {}).await;
-
-        // Tool errors with the HTTP API's code and message.
-        let long = "x".repeat(5_001);
-        for (summary, code) in [
-            (long.as_str(), "summary_too_long"),
-            (" \t ", "blank_summary"),
-            ("a\u{202e}b", "summary_control_character"),
-        ] {
-            let answer = call_tool(&app, &token, "save_memory", json!({"summary": summary})).await;
-            let error = tool_error(&answer, code);
-            let http = app.get(Some(&token), &[("mode", "save"), ("summary", summary)]);
-            let http = error_json(http.send().await.unwrap(), 400, code).await;
-            assert_eq!(error["message"], http["message"]);
-        }
-        let q = vec!["a"; MAX_QUERY_WORDS + 1].join(" ");
-        let answer = call_tool(&app, &token, "load_memories", json!({"q": q})).await;
-        let error = tool_error(&answer, "query_too_long");
-        let http = app.get(Some(&token), &[("mode", "load"), ("q", &q)]);
-        let http = error_json(http.send().await.unwrap(), 400, "query_too_long").await;
-        assert_eq!(error, &http);
-
-        // Arguments that do not fit the schema (one it does not name, too), and an unknown
-        // tool; send_call refuses a 5xx.
-        for arguments in [
-            json!({"summary": 42}),
-            json!({}),
-            json!({"summary": "kept?", "colour": "red"}),
-        ] {
-            let (_, answer) = send_call(&app, &token, "save_memory", &arguments).await;
-            let unfit = ["malformed_json", "missing_summary"];
-            assert!(
-                refused(&answer, &unfit, &[INVALID_PARAMS]),
-                "{arguments}: {answer}"
-            );
-        }
-        let (_, answer) = send_call(&app, &token, "no_such_tool", &json!({})).await;
-        let rpc_codes = [INVALID_PARAMS, METHOD_NOT_FOUND];
-        assert!(refused(&answer, &[], &rpc_codes), "{answer}");
-
-        // None of it saved anything.
-        assert_eq!(
-            app.load(&token).await,
-            json!({"status": "empty", "count": 0, "data": {}})
+    // Arguments that do not fit the schema (one it does not name, too), and an unknown
+    // tool; send_call refuses a 5xx.
+    for arguments in [
+        json!({"summary": 42}),
+        json!({}),
+        json!({"summary": "kept?", "colour": "red"}),
+    ] {
+        let (_, answer) = send_call(&app, &token, "save_memory", &arguments).await;
+        let unfit = ["malformed_json", "missing_summary"];
+        assert!(
+            refused(&answer, &unfit, &[INVALID_PARAMS]),
+            "{arguments}: {answer}"
         );
     }
+    let (_, answer) = send_call(&app, &token, "no_such_tool", &json!({})).await;
+    let rpc_codes = [INVALID_PARAMS, METHOD_NOT_FOUND];
+    assert!(refused(&answer, &[], &rpc_codes), "{answer}");
+
+    // None of it saved anything.
+    assert_eq!(
+        app.load(&token).await,
+        json!({"status": "empty", "count": 0, "data": {}})
+    );
+}
+
+async fn the_typescript_sdk_uses_every_tool(store: StoreKind) {
+    client_scenario(Sdk::TypeScript, store).await;
+}
+
+async fn the_python_sdk_uses_every_tool(store: StoreKind) {
+    client_scenario(Sdk::Python, store).await;
 }

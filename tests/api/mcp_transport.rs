@@ -3,12 +3,20 @@
 //! protocol version kioku answers itself, and neither taken from a browser page elsewhere or
 //! under a host kioku is not.
 
+use kioku::config::StoreKind;
 use kioku::domain::MAX_QUERY_WORDS;
 use reqwest::RequestBuilder;
 use serde_json::{Value, json};
 
+use crate::helpers::on_both_stores;
 use crate::helpers::{Fresh, TestApp, authorize, spawn_fresh, summaries};
-use crate::mcp::{STORES, mcp_post, tools_call};
+use crate::mcp::{mcp_post, tools_call};
+
+on_both_stores!(
+    a_tool_call_is_answered_alike_by_kioku_and_by_the_sdk,
+    a_stateless_tool_call_is_answered_alike_by_kioku_and_by_the_sdk,
+    a_plain_tool_call_is_refused_from_a_foreign_origin_or_host,
+);
 
 /// The server's public URL, which sets the origins and hosts the transport allows.
 const PUBLIC_URL: &str = "https://kioku.example";
@@ -22,39 +30,36 @@ async fn answer(request: RequestBuilder) -> (u16, Option<String>, String) {
     (status, content_type, response.text().await.unwrap())
 }
 
-#[tokio::test]
-async fn a_tool_call_is_answered_alike_by_kioku_and_by_the_sdk() {
-    for store in STORES {
-        let public_url = Some(PUBLIC_URL.to_owned());
-        let Fresh { app, token, .. } = spawn_fresh(store, |s| s.public_url = public_url).await;
-        app.save(
-            &token,
-            Some("t-1"),
-            "会話の要約、「引用」と \"quotes\" と\\。",
-        )
-        .await;
-        let calls = [
-            ("load_memories", json!({})),
-            ("load_memories", json!({"q": "要約", "limit": 1})),
-            (
-                "load_memories",
-                json!({"q": vec!["a"; MAX_QUERY_WORDS + 1].join(" ")}),
-            ),
-            ("save_memory", json!({"summary": " "})),
-            ("save_memory", json!({"summary": 42})),
-            ("forget_memory", json!({"thread_id": "t-none"})),
-            ("load_profile", json!({})),
-            ("no_such_tool", json!({})),
-        ];
-        for (name, arguments) in calls {
-            let call = tools_call(name, arguments.clone());
-            let plain = answer(mcp_post(&app, Some(&token), &call)).await;
-            // Any `Origin`, even the server's own, which the SDK allows, leaves a call to it.
-            let to_the_sdk = mcp_post(&app, Some(&token), &call).header("origin", PUBLIC_URL);
-            let to_the_sdk = answer(to_the_sdk).await;
-            assert_eq!(plain, to_the_sdk, "{name} {arguments}");
-            assert_eq!(plain.0, 200, "{name} {arguments}: {}", plain.2);
-        }
+async fn a_tool_call_is_answered_alike_by_kioku_and_by_the_sdk(store: StoreKind) {
+    let public_url = Some(PUBLIC_URL.to_owned());
+    let Fresh { app, token, .. } = spawn_fresh(store, |s| s.public_url = public_url).await;
+    app.save(
+        &token,
+        Some("t-1"),
+        "会話の要約、「引用」と \"quotes\" と\\。",
+    )
+    .await;
+    let calls = [
+        ("load_memories", json!({})),
+        ("load_memories", json!({"q": "要約", "limit": 1})),
+        (
+            "load_memories",
+            json!({"q": vec!["a"; MAX_QUERY_WORDS + 1].join(" ")}),
+        ),
+        ("save_memory", json!({"summary": " "})),
+        ("save_memory", json!({"summary": 42})),
+        ("forget_memory", json!({"thread_id": "t-none"})),
+        ("load_profile", json!({})),
+        ("no_such_tool", json!({})),
+    ];
+    for (name, arguments) in calls {
+        let call = tools_call(name, arguments.clone());
+        let plain = answer(mcp_post(&app, Some(&token), &call)).await;
+        // Any `Origin`, even the server's own, which the SDK allows, leaves a call to it.
+        let to_the_sdk = mcp_post(&app, Some(&token), &call).header("origin", PUBLIC_URL);
+        let to_the_sdk = answer(to_the_sdk).await;
+        assert_eq!(plain, to_the_sdk, "{name} {arguments}");
+        assert_eq!(plain.0, 200, "{name} {arguments}: {}", plain.2);
     }
 }
 
@@ -99,119 +104,112 @@ fn stateless_call(
     authorize(request, Some(token))
 }
 
-#[tokio::test]
-async fn a_stateless_tool_call_is_answered_alike_by_kioku_and_by_the_sdk() {
-    for store in STORES {
-        let public_url = Some(PUBLIC_URL.to_owned());
-        let Fresh { app, token, .. } = spawn_fresh(store, |s| s.public_url = public_url).await;
-        let saved = "会話の要約、「引用」と \"quotes\"。";
-        app.save(&token, Some("t-1"), saved).await;
-        let calls = [
-            ("load_memories", json!({"q": "要約"})),
-            ("save_memory", json!({"summary": " "})),
-            ("forget_memory", json!({"thread_id": "t-none"})),
-            ("load_profile", json!({})),
-            ("no_such_tool", json!({})),
-        ];
-        for (name, arguments) in &calls {
-            let plain = answer(stateless_call(&app, &token, name, arguments, |_, _| {})).await;
-            let to_the_sdk = stateless_call(&app, &token, name, arguments, |_, _| {})
-                .header("origin", PUBLIC_URL);
-            assert_eq!(plain, answer(to_the_sdk).await, "{name} {arguments}");
-            assert_eq!(plain.0, 200, "{name} {arguments}: {}", plain.2);
-        }
-        let (_, _, loaded) = answer(stateless_call(
-            &app,
-            &token,
-            "load_memories",
-            &json!({}),
-            |_, _| {},
-        ))
-        .await;
-        assert!(
-            loaded.starts_with(r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","#),
-            "{loaded}"
-        );
-
-        // What the SDK refuses under 2026-07-28 is not answered here either.
-        let meta = "/params/_meta";
-        let refusals: [(&str, Tweak); 6] = [
-            (
-                "no Mcp-Method",
-                Box::new(|_, h| h.retain(|(n, _)| *n != "mcp-method")),
-            ),
-            (
-                "another Mcp-Name",
-                Box::new(|_, h| h[2].1 = "load_memories".into()),
-            ),
-            (
-                "no _meta",
-                Box::new(|m, _| {
-                    m["params"].as_object_mut().unwrap().remove("_meta");
-                }),
-            ),
-            (
-                "capabilities unreadable",
-                Box::new(move |m, _| {
-                    m.pointer_mut(meta).unwrap()["io.modelcontextprotocol/clientCapabilities"] =
-                        json!({"roots": 5});
-                }),
-            ),
-            (
-                "no capabilities",
-                Box::new(move |m, _| {
-                    m.pointer_mut(meta)
-                        .unwrap()
-                        .as_object_mut()
-                        .unwrap()
-                        .remove("io.modelcontextprotocol/clientCapabilities");
-                }),
-            ),
-            (
-                "another version in _meta",
-                Box::new(move |m, _| {
-                    m.pointer_mut(meta).unwrap()["io.modelcontextprotocol/protocolVersion"] =
-                        json!("2025-11-25");
-                }),
-            ),
-        ];
-        for (why, tweak) in refusals {
-            let refused =
-                stateless_call(&app, &token, "save_memory", &json!({"summary": why}), tweak);
-            let (status, _, body) = answer(refused).await;
-            assert_eq!(status, 400, "{why}: {body}");
-        }
-        assert_eq!(
-            summaries(&app.load(&token).await),
-            [saved],
-            "a refused call saved"
-        );
+async fn a_stateless_tool_call_is_answered_alike_by_kioku_and_by_the_sdk(store: StoreKind) {
+    let public_url = Some(PUBLIC_URL.to_owned());
+    let Fresh { app, token, .. } = spawn_fresh(store, |s| s.public_url = public_url).await;
+    let saved = "会話の要約、「引用」と \"quotes\"。";
+    app.save(&token, Some("t-1"), saved).await;
+    let calls = [
+        ("load_memories", json!({"q": "要約"})),
+        ("save_memory", json!({"summary": " "})),
+        ("forget_memory", json!({"thread_id": "t-none"})),
+        ("load_profile", json!({})),
+        ("no_such_tool", json!({})),
+    ];
+    for (name, arguments) in &calls {
+        let plain = answer(stateless_call(&app, &token, name, arguments, |_, _| {})).await;
+        let to_the_sdk =
+            stateless_call(&app, &token, name, arguments, |_, _| {}).header("origin", PUBLIC_URL);
+        assert_eq!(plain, answer(to_the_sdk).await, "{name} {arguments}");
+        assert_eq!(plain.0, 200, "{name} {arguments}: {}", plain.2);
     }
+    let (_, _, loaded) = answer(stateless_call(
+        &app,
+        &token,
+        "load_memories",
+        &json!({}),
+        |_, _| {},
+    ))
+    .await;
+    assert!(
+        loaded.starts_with(r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","#),
+        "{loaded}"
+    );
+
+    // What the SDK refuses under 2026-07-28 is not answered here either.
+    let meta = "/params/_meta";
+    let refusals: [(&str, Tweak); 6] = [
+        (
+            "no Mcp-Method",
+            Box::new(|_, h| h.retain(|(n, _)| *n != "mcp-method")),
+        ),
+        (
+            "another Mcp-Name",
+            Box::new(|_, h| h[2].1 = "load_memories".into()),
+        ),
+        (
+            "no _meta",
+            Box::new(|m, _| {
+                m["params"].as_object_mut().unwrap().remove("_meta");
+            }),
+        ),
+        (
+            "capabilities unreadable",
+            Box::new(move |m, _| {
+                m.pointer_mut(meta).unwrap()["io.modelcontextprotocol/clientCapabilities"] =
+                    json!({"roots": 5});
+            }),
+        ),
+        (
+            "no capabilities",
+            Box::new(move |m, _| {
+                m.pointer_mut(meta)
+                    .unwrap()
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("io.modelcontextprotocol/clientCapabilities");
+            }),
+        ),
+        (
+            "another version in _meta",
+            Box::new(move |m, _| {
+                m.pointer_mut(meta).unwrap()["io.modelcontextprotocol/protocolVersion"] =
+                    json!("2025-11-25");
+            }),
+        ),
+    ];
+    for (why, tweak) in refusals {
+        let refused = stateless_call(&app, &token, "save_memory", &json!({"summary": why}), tweak);
+        let (status, _, body) = answer(refused).await;
+        assert_eq!(status, 400, "{why}: {body}");
+    }
+    assert_eq!(
+        summaries(&app.load(&token).await),
+        [saved],
+        "a refused call saved"
+    );
 }
 
-#[tokio::test]
-async fn a_plain_tool_call_is_refused_from_a_foreign_origin_or_host() {
-    for store in STORES {
-        let public_url = Some(PUBLIC_URL.to_owned());
-        let Fresh { app, token, .. } = spawn_fresh(store, |s| s.public_url = public_url).await;
-        let save = tools_call("save_memory", json!({"summary": "from elsewhere"}));
-        // The public origin and host are the server's own, and allowed.
-        let sent = [
-            ("origin", "https://elsewhere.example", 403),
-            ("origin", "null", 403),
-            ("host", "elsewhere.example", 403),
-            ("host", "kioku.example.elsewhere.example", 403),
-            ("host", "kioku.example:1@elsewhere.example", 403),
-            ("host", "kioku.example:1:2", 400),
-            ("origin", "https://kioku.example", 200),
-            ("host", "kioku.example", 200),
-        ];
-        for (name, value, expected) in sent {
-            let request = mcp_post(&app, Some(&token), &save).header(name, value);
-            let (status, _, body) = answer(request).await;
-            assert_eq!(status, expected, "{name}: {value}: {body}");
-        }
-        let kept = summaries(&app.load(&token).await);
-        assert_eq!(kept, ["from elsewhere", "from elsewhere"]);
+async fn a_plain_tool_call_is_refused_from_a_foreign_origin_or_host(store: StoreKind) {
+    let public_url = Some(PUBLIC_URL.to_owned());
+    let Fresh { app, token, .. } = spawn_fresh(store, |s| s.public_url = public_url).await;
+    let save = tools_call("save_memory", json!({"summary": "from elsewhere"}));
+    // The public origin and host are the server's own, and allowed.
+    let sent = [
+        ("origin", "https://elsewhere.example", 403),
+        ("origin", "null", 403),
+        ("host", "elsewhere.example", 403),
+        ("host", "kioku.example.elsewhere.example", 403),
+        ("host", "kioku.example:1@elsewhere.example", 403),
+        ("host", "kioku.example:1:2", 400),
+        ("origin", "https://kioku.example", 200),
+        ("host", "kioku.example", 200),
+    ];
+    for (name, value, expected) in sent {
+        let request = mcp_post(&app, Some(&token), &save).header(name, value);
+        let (status, _, body) = answer(request).await;
+        assert_eq!(status, expected, "{name}: {value}: {body}");
     }
+    let kept = summaries(&app.load(&token).await);
+    assert_eq!(kept, ["from elsewhere", "from elsewhere"]);
 }

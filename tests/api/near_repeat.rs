@@ -2,10 +2,16 @@
 //! conversation again after a timeout), is stored, and flagged `similar_to` that one's
 //! timestamp: over HTTP, on both stores, with the real model scripts/test fetches.
 
+use std::path::PathBuf;
+
 use kioku::config::StoreKind;
 use serde_json::Value;
 
+use crate::helpers::on_both_stores;
 use crate::helpers::{Fresh, spawn_fresh};
+use crate::needs;
+
+on_both_stores!(a_near_repeat_is_stored_and_flagged,);
 
 const FIRST: &str =
     "Physiotherapy twice a week since the ligament surgery; the swelling went down.";
@@ -14,9 +20,9 @@ const AGAIN: &str =
     "Since the ligament operation I go to physio twice a week, and the swelling has gone down.";
 const OTHER: &str = "Ordered the oak standing desk; delivery in three weeks.";
 
-async fn server(store: StoreKind) -> Fresh {
+async fn server(store: StoreKind, model: PathBuf) -> Fresh {
     spawn_fresh(store, |s| {
-        s.embedding_model = Some(crate::semantic::model_dir());
+        s.embedding_model = Some(model);
         if store == StoreKind::Firestore {
             s.google_cloud_project = Some(crate::semantic::own_project());
         }
@@ -28,8 +34,11 @@ async fn save(fresh: &Fresh, thread: Option<&str>, summary: &str) -> Value {
     fresh.app.save(&fresh.token, thread, summary).await
 }
 
-async fn flags_a_near_repeat(store: StoreKind) {
-    let fresh = server(store).await;
+async fn a_near_repeat_is_stored_and_flagged(store: StoreKind) {
+    let Some(model) = needs::model() else {
+        return;
+    };
+    let fresh = server(store, model).await;
     let first = save(&fresh, None, FIRST).await;
     assert!(first.get("similar_to").is_none(), "{first}");
     let thread = first["thread_id"].as_str().unwrap();
@@ -54,14 +63,4 @@ async fn flags_a_near_repeat(store: StoreKind) {
     let loaded = fresh.app.load(&fresh.token).await;
     let entries = loaded["data"][thread].as_array().unwrap();
     assert_eq!(entries.len(), 3, "all three are stored: {loaded}");
-}
-
-#[tokio::test]
-async fn a_near_repeat_is_stored_and_flagged_on_sqlite() {
-    flags_a_near_repeat(StoreKind::Sqlite).await;
-}
-
-#[tokio::test]
-async fn a_near_repeat_is_stored_and_flagged_on_firestore() {
-    flags_a_near_repeat(StoreKind::Firestore).await;
 }

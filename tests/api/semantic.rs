@@ -11,7 +11,15 @@ use kioku::startup::Application;
 use reqwest::Method;
 use serde_json::Value;
 
+use crate::helpers::on_both_stores;
 use crate::helpers::{Fresh, ok_json, on_store, settings, spawn_app_with, spawn_fresh};
+use crate::needs;
+
+on_both_stores!(
+    a_question_sharing_no_word_with_its_memory_finds_it_by_meaning,
+    a_forgotten_entry_is_not_found_by_meaning,
+    entries_saved_before_the_model_was_set_are_found_by_meaning_once_backfilled,
+);
 
 const REHAB: &str =
     "Physiotherapy twice a week since the ligament surgery; the swelling went down.";
@@ -20,12 +28,6 @@ const DESK: &str = "Ordered the oak standing desk; delivery in three weeks.";
 const MOVE: &str = "来月から東京都の新しいアパートに引っ越す予定。荷造りは週末にまとめてやる。";
 /// Not one of its words (or their stems) is in any summary above.
 const QUESTION: &str = "How is my knee doing?";
-
-pub fn model_dir() -> PathBuf {
-    std::env::var_os("KIOKU_TEST_EMBEDDING_MODEL")
-        .expect("KIOKU_TEST_EMBEDDING_MODEL is set: run the tests with scripts/test")
-        .into()
-}
 
 async fn search(fresh: &Fresh, q: &str) -> Value {
     let query = [("mode", "load"), ("q", q)];
@@ -40,7 +42,8 @@ async fn search(fresh: &Fresh, q: &str) -> Value {
     .await
 }
 
-async fn saved(store: StoreKind, model: bool) -> (Fresh, Vec<String>) {
+/// The four summaries saved on `store`, embedded by `model` when there is one.
+async fn saved(store: StoreKind, model: Option<&PathBuf>) -> (Fresh, Vec<String>) {
     saved_in(store, model, &own_project()).await
 }
 
@@ -49,9 +52,13 @@ pub fn own_project() -> String {
     format!("semantic-{}", uuid::Uuid::new_v4())
 }
 
-async fn saved_in(store: StoreKind, model: bool, project: &str) -> (Fresh, Vec<String>) {
+async fn saved_in(
+    store: StoreKind,
+    model: Option<&PathBuf>,
+    project: &str,
+) -> (Fresh, Vec<String>) {
     let fresh = spawn_fresh(store, |s| {
-        s.embedding_model = model.then(model_dir);
+        s.embedding_model = model.cloned();
         if store == StoreKind::Firestore {
             s.google_cloud_project = Some(project.to_owned());
         }
@@ -65,22 +72,15 @@ async fn saved_in(store: StoreKind, model: bool, project: &str) -> (Fresh, Vec<S
     (fresh, threads)
 }
 
-#[tokio::test]
-async fn a_question_sharing_no_word_with_its_memory_finds_it_by_meaning_on_sqlite() {
-    finds_by_meaning(StoreKind::Sqlite).await;
-}
-
-#[tokio::test]
-async fn a_question_sharing_no_word_with_its_memory_finds_it_by_meaning_on_firestore() {
-    finds_by_meaning(StoreKind::Firestore).await;
-}
-
-async fn finds_by_meaning(store: StoreKind) {
-    let (words_only, _) = saved(store, false).await;
+async fn a_question_sharing_no_word_with_its_memory_finds_it_by_meaning(store: StoreKind) {
+    let Some(model) = needs::model() else {
+        return;
+    };
+    let (words_only, _) = saved(store, None).await;
     let found = search(&words_only, QUESTION).await;
     assert_eq!(found["status"], "no_match", "by words alone: {found}");
 
-    let (fresh, threads) = saved(store, true).await;
+    let (fresh, threads) = saved(store, Some(&model)).await;
     let found = search(&fresh, QUESTION).await;
     assert_eq!(found["status"], "found", "{found}");
     assert_eq!(found["results"][0]["thread_id"], threads[0], "{found}");
@@ -97,18 +97,11 @@ async fn finds_by_meaning(store: StoreKind) {
     assert!(matched.iter().any(|m| m == "desk"), "{found}");
 }
 
-#[tokio::test]
-async fn a_forgotten_entry_is_not_found_by_meaning_on_sqlite() {
-    forgotten_is_not_found(StoreKind::Sqlite).await;
-}
-
-#[tokio::test]
-async fn a_forgotten_entry_is_not_found_by_meaning_on_firestore() {
-    forgotten_is_not_found(StoreKind::Firestore).await;
-}
-
-async fn forgotten_is_not_found(store: StoreKind) {
-    let (fresh, threads) = saved(store, true).await;
+async fn a_forgotten_entry_is_not_found_by_meaning(store: StoreKind) {
+    let Some(model) = needs::model() else {
+        return;
+    };
+    let (fresh, threads) = saved(store, Some(&model)).await;
     let forget = format!("/forget?thread_id={}", threads[0]);
     let forgotten = fresh.app.call(Method::GET, &forget, &fresh.token);
     ok_json(forgotten.send().await.unwrap()).await;
@@ -129,13 +122,16 @@ async fn forgotten_is_not_found(store: StoreKind) {
 /// alone: the answer is the one a server without a model gives.
 #[tokio::test]
 async fn a_question_the_model_cannot_read_is_ranked_by_its_words_alone() {
+    let Some(model) = needs::model() else {
+        return;
+    };
     let summaries = |found: &Value| -> Vec<String> {
         let results = found["results"].as_array().unwrap();
         results.iter().map(|r| r["summary"].to_string()).collect()
     };
     let question = "東京への引っ越しはいつだっけ？";
-    let (words, _) = saved(StoreKind::Sqlite, false).await;
-    let (meaning, _) = saved(StoreKind::Sqlite, true).await;
+    let (words, _) = saved(StoreKind::Sqlite, None).await;
+    let (meaning, _) = saved(StoreKind::Sqlite, Some(&model)).await;
     let by_words = search(&words, question).await;
     assert_eq!(summaries(&by_words), [format!("{MOVE:?}")], "{by_words}");
     assert_eq!(
@@ -146,20 +142,14 @@ async fn a_question_the_model_cannot_read_is_ranked_by_its_words_alone() {
 
 /// Saved with no model, then served by a server started with one: the backfill embeds what
 /// was saved, and the same question then finds it by meaning.
-#[tokio::test]
-async fn entries_saved_before_the_model_was_set_are_found_by_meaning_once_backfilled_on_sqlite() {
-    backfilled(StoreKind::Sqlite).await;
-}
-
-#[tokio::test]
-async fn entries_saved_before_the_model_was_set_are_found_by_meaning_once_backfilled_on_firestore()
-{
-    backfilled(StoreKind::Firestore).await;
-}
-
-async fn backfilled(store: StoreKind) {
+async fn entries_saved_before_the_model_was_set_are_found_by_meaning_once_backfilled(
+    store: StoreKind,
+) {
+    let Some(model) = needs::model() else {
+        return;
+    };
     let project = own_project();
-    let (before, threads) = saved_in(store, false, &project).await;
+    let (before, threads) = saved_in(store, None, &project).await;
     let dir = before.app.data_dir.path().to_owned();
     let token = before.token.clone();
     let after = spawn_app_with(|s| {
@@ -169,7 +159,7 @@ async fn backfilled(store: StoreKind) {
         }
         s.data_dir = dir;
         s.api_tokens = Some(format!("{ns}:{token}", ns = before.ns).into());
-        s.embedding_model = Some(model_dir());
+        s.embedding_model = Some(model);
     })
     .await;
     let after = Fresh {

@@ -7,6 +7,8 @@ mod firestore;
 mod firestore_vectors;
 mod grants;
 mod lifecycle;
+#[path = "../common/needs.rs"]
+mod needs;
 #[path = "../common/original.rs"]
 mod original;
 mod paging;
@@ -30,9 +32,9 @@ mod sqlite {
         (store, dir)
     }
 
-    crate::conformance_suite!(open());
-    crate::grant_store_suite!(open());
-    crate::vector_suite!(open());
+    crate::conformance_suite!(async { Some(open().await) });
+    crate::grant_store_suite!(async { Some(open().await) });
+    crate::vector_suite!(async { Some(open().await) });
 
     /// What was saved is still there when the file is opened again.
     #[tokio::test]

@@ -3,12 +3,13 @@
 //! refuses, on its page and without redirecting, every document it cannot use, and every
 //! address a `client_id` could use to reach inside: loopback, private, link-local, metadata.
 
+use kioku::config::StoreKind;
 use kioku::oauth::LoopbackDocuments;
 use reqwest::header::LOCATION;
 use serde_json::json;
 
 use super::documents::{Answer, DocumentServer, document};
-use super::flow::{STORES, browser, pkce, spawn_oauth};
+use super::flow::{browser, pkce, spawn_oauth};
 use crate::helpers::{TestApp, ok_json};
 
 const NAME: &str = "Document test app";
@@ -72,7 +73,7 @@ async fn documents() -> DocumentServer {
 async fn a_metadata_document_names_the_client_and_its_redirects() {
     let server = documents().await;
     let root_pem = server.root_pem.clone();
-    let fresh = spawn_oauth(STORES[0], move |s| {
+    let fresh = spawn_oauth(StoreKind::Sqlite, move |s| {
         s.oauth.loopback_documents = Some(LoopbackDocuments { root_pem });
     })
     .await;
@@ -123,7 +124,7 @@ async fn a_metadata_document_names_the_client_and_its_redirects() {
 async fn a_client_id_cannot_reach_inside() {
     let server = documents().await;
     // As deployed: no loopback documents.
-    let fresh = spawn_oauth(STORES[0], |_| {}).await;
+    let fresh = spawn_oauth(StoreKind::Sqlite, |_| {}).await;
     let port = server.base.rsplit(':').next().unwrap();
     for inside in [
         format!("{}/client.json", server.base),

@@ -5,14 +5,16 @@ use kioku::config::StoreKind;
 use serde_json::Value;
 
 use super::flow::{
-    STORES, authorize_with_token, oauth_error, operator_client, param, spawn_oauth, token_request,
-    tokens,
+    authorize_with_token, oauth_error, operator_client, param, spawn_oauth, token_request, tokens,
 };
+use crate::helpers::on_both_stores;
 use crate::helpers::{ADMIN, error_json, ok_json, summaries};
+
+on_both_stores!(a_gpt_action_connects_with_oauth,);
 
 const CALLBACK: &str = "https://chat.openai.com/aip/g-kioku-test/oauth/callback";
 
-async fn gpt_action_flow(store: StoreKind) {
+async fn a_gpt_action_connects_with_oauth(store: StoreKind) {
     // No window for a client's race (race.rs has one): any replay ends the grant.
     let fresh = spawn_oauth(store, |s| s.oauth.refresh_race_secs = 0).await;
     let app = &fresh.app;
@@ -135,16 +137,6 @@ async fn gpt_action_flow(store: StoreKind) {
         summaries(&app.load(&fresh.token).await),
         ["saved with OAuth"]
     );
-}
-
-#[tokio::test]
-async fn a_gpt_action_connects_with_oauth_on_sqlite() {
-    gpt_action_flow(STORES[0]).await;
-}
-
-#[tokio::test]
-async fn a_gpt_action_connects_with_oauth_on_firestore() {
-    gpt_action_flow(STORES[1]).await;
 }
 
 /// A redirect URI added after the client: the GPT editor shows its callback only once saved.

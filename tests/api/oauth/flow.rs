@@ -11,8 +11,6 @@ use sha2::{Digest, Sha256};
 
 use crate::helpers::{Fresh, TestApp, spawn_fresh};
 
-pub const STORES: [StoreKind; 2] = [StoreKind::Sqlite, StoreKind::Firestore];
-
 /// A server with the OAuth server on, token sign-in, plus a namespace of the test's own.
 pub async fn spawn_oauth(
     store: StoreKind,

@@ -5,10 +5,12 @@ use kioku::config::StoreKind;
 use serde_json::{Value, json};
 
 use super::flow::{
-    STORES, authorize_with_token, param, pkce, registered_public_client, spawn_oauth,
-    token_request, tokens,
+    authorize_with_token, param, pkce, registered_public_client, spawn_oauth, token_request, tokens,
 };
+use crate::helpers::on_both_stores;
 use crate::helpers::{ADMIN, TestApp, error_json, ok_json};
+
+on_both_stores!(an_mcp_client_connects_with_oauth,);
 
 const REDIRECT: &str = "http://127.0.0.1:33418/callback";
 /// The same, on the port the app listens on this time: any port matches (RFC 8252, section 7.3).
@@ -44,7 +46,7 @@ async fn expiry(app: &TestApp, client_id: &str) -> Value {
     client.expect("the client is listed")["expires_at"].clone()
 }
 
-async fn mcp_client_flow(store: StoreKind) {
+async fn an_mcp_client_connects_with_oauth(store: StoreKind) {
     let fresh = spawn_oauth(store, |_| {}).await;
     let app = &fresh.app;
     let issuer = app.base.clone();
@@ -157,14 +159,4 @@ async fn mcp_client_flow(store: StoreKind) {
     .await;
     let again = initialize(app, rotated["access_token"].as_str().unwrap()).await;
     assert_eq!(again.status(), 200);
-}
-
-#[tokio::test]
-async fn an_mcp_client_connects_with_oauth_on_sqlite() {
-    mcp_client_flow(STORES[0]).await;
-}
-
-#[tokio::test]
-async fn an_mcp_client_connects_with_oauth_on_firestore() {
-    mcp_client_flow(STORES[1]).await;
 }

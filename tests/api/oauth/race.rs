@@ -9,8 +9,11 @@ use kioku::config::StoreKind;
 use kioku::store::{GrantStore, SqliteStore};
 use serde_json::Value;
 
-use super::flow::{STORES, connected_client, oauth_error, spawn_oauth, token_request, tokens};
+use super::flow::{connected_client, oauth_error, spawn_oauth, token_request, tokens};
+use crate::helpers::on_both_stores;
 use crate::helpers::{TestApp, error_json};
+
+on_both_stores!(a_refresh_race_keeps_the_grant,);
 
 /// The window the server is started with: short, so that the test can outwait it.
 const WINDOW_SECS: u64 = 1;
@@ -31,7 +34,7 @@ async fn loads(app: &TestApp, access: &Value) -> reqwest::Response {
         .unwrap()
 }
 
-async fn a_race_keeps_the_grant_and_a_replay_ends_it(store: StoreKind) {
+async fn a_refresh_race_keeps_the_grant(store: StoreKind) {
     let fresh = spawn_oauth(store, |s| s.oauth.refresh_race_secs = WINDOW_SECS).await;
     let app = &fresh.app;
     let (client_id, issued) = connected_client(app, &fresh.token).await;
@@ -59,16 +62,6 @@ async fn a_race_keeps_the_grant_and_a_replay_ends_it(store: StoreKind) {
     .await;
     let newest = first["refresh_token"].as_str().unwrap();
     oauth_error(refresh(app, &client_id, newest).await, 400, "invalid_grant").await;
-}
-
-#[tokio::test]
-async fn a_refresh_race_keeps_the_grant_on_sqlite() {
-    a_race_keeps_the_grant_and_a_replay_ends_it(STORES[0]).await;
-}
-
-#[tokio::test]
-async fn a_refresh_race_keeps_the_grant_on_firestore() {
-    a_race_keeps_the_grant_and_a_replay_ends_it(STORES[1]).await;
 }
 
 /// Once the window is over, the hourly purge takes a rotated token's record, so a grant keeps

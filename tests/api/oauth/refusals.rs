@@ -8,10 +8,13 @@ use kioku::config::StoreKind;
 use reqwest::header::LOCATION;
 
 use super::flow::{
-    STORES, authorize_with_token, browser, consent_form, decide, location, oauth_error,
-    operator_client, param, pkce, registered_public_client, spawn_oauth, token_request, tokens,
+    authorize_with_token, browser, consent_form, decide, location, oauth_error, operator_client,
+    param, pkce, registered_public_client, spawn_oauth, token_request, tokens,
 };
+use crate::helpers::on_both_stores;
 use crate::helpers::{TestApp, error_json, spawn_app};
+
+on_both_stores!(oauth_refusals, codes_and_access_tokens_expire,);
 
 const REDIRECT: &str = "http://127.0.0.1:9/cb";
 
@@ -53,7 +56,7 @@ fn exchange<'a>(client_id: &'a str, code: &'a str, verifier: &'a str) -> [(&'a s
     ]
 }
 
-async fn refusals(store: StoreKind) {
+async fn oauth_refusals(store: StoreKind) {
     let fresh = spawn_oauth(store, |_| {}).await;
     let (app, token) = (&fresh.app, fresh.token.as_str());
     let client_id = registered_public_client(app, REDIRECT).await;
@@ -311,18 +314,8 @@ async fn refusals(store: StoreKind) {
     assert_eq!(persian.status(), 201);
 }
 
-#[tokio::test]
-async fn oauth_refusals_on_sqlite() {
-    refusals(STORES[0]).await;
-}
-
-#[tokio::test]
-async fn oauth_refusals_on_firestore() {
-    refusals(STORES[1]).await;
-}
-
 /// Codes and access tokens stop working when they expire.
-async fn expiry(store: StoreKind) {
+async fn codes_and_access_tokens_expire(store: StoreKind) {
     let fresh = spawn_oauth(store, |s| {
         s.oauth.code_secs = 1;
         s.oauth.access_token_secs = 1;
@@ -353,16 +346,6 @@ async fn expiry(store: StoreKind) {
             .unwrap();
         error_json(expired, 401, "invalid_token").await;
     }
-}
-
-#[tokio::test]
-async fn codes_and_access_tokens_expire_on_sqlite() {
-    expiry(STORES[0]).await;
-}
-
-#[tokio::test]
-async fn codes_and_access_tokens_expire_on_firestore() {
-    expiry(STORES[1]).await;
 }
 
 /// With `KIOKU_OAUTH` unset, there is no OAuth server to find.

@@ -5,8 +5,11 @@
 use kioku::config::StoreKind;
 use serde_json::Value;
 
-use super::flow::{STORES, connected_client, oauth_error, spawn_oauth, token_request, tokens};
+use super::flow::{connected_client, oauth_error, spawn_oauth, token_request, tokens};
+use crate::helpers::on_both_stores;
 use crate::helpers::{TestApp, api_tokens, error_json, on_store, spawn_app_with};
+
+on_both_stores!(a_grant_ends_with_its_api_token,);
 
 const LOAD: &[(&str, &str)] = &[("mode", "load")];
 
@@ -40,7 +43,7 @@ impl Connected {
     }
 }
 
-async fn a_grant_ends_with_its_token(store: StoreKind) {
+async fn a_grant_ends_with_its_api_token(store: StoreKind) {
     let fresh = spawn_oauth(store, |_| {}).await;
     let rotated_out = fresh.token.clone();
     let kept = format!("kept-{}", uuid::Uuid::new_v4());
@@ -92,14 +95,4 @@ async fn instance(fresh: &TestApp, store: StoreKind, tokens: String) -> TestApp 
         s.oauth.modes = vec![kioku::config::SignInMode::Token];
     })
     .await
-}
-
-#[tokio::test]
-async fn a_grant_ends_with_its_api_token_on_sqlite() {
-    a_grant_ends_with_its_token(STORES[0]).await;
-}
-
-#[tokio::test]
-async fn a_grant_ends_with_its_api_token_on_firestore() {
-    a_grant_ends_with_its_token(STORES[1]).await;
 }

@@ -12,8 +12,15 @@ use serde_json::{Value, json};
 use kioku::oauth::LoopbackDocuments;
 
 use super::documents::{Answer, DocumentServer, document};
-use super::flow::{STORES, spawn_oauth};
+use super::flow::spawn_oauth;
+use crate::helpers::on_both_stores;
 use crate::helpers::summaries;
+use crate::needs;
+
+on_both_stores!(
+    the_mcp_sdk_connects_with_oauth,
+    the_mcp_sdk_connects_by_its_metadata_document,
+);
 
 /// How the client makes itself known.
 enum Known {
@@ -27,6 +34,9 @@ const NAME: &str = "kioku test (MCP TypeScript SDK, by its document)";
 const REGISTERED_NAME: &str = "kioku test (MCP TypeScript SDK)";
 
 async fn sdk_connects(store: StoreKind, known: Known) {
+    if !needs::npm_packages("tests/mcp-clients") {
+        return;
+    }
     let (documents, metadata_url) = match known {
         Known::Registered => (None, None),
         Known::ByDocument => {
@@ -48,10 +58,6 @@ async fn sdk_connects(store: StoreKind, known: Known) {
     })
     .await;
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp-clients");
-    assert!(
-        dir.join("node_modules/@modelcontextprotocol/sdk").is_dir(),
-        "the MCP TypeScript SDK is missing: run the tests with scripts/test"
-    );
     let mut command = Command::new("node");
     command
         .arg(dir.join("oauth.mjs"))
@@ -88,22 +94,10 @@ async fn sdk_connects(store: StoreKind, known: Known) {
     assert_eq!(entry["writer"], writer, "{loaded}");
 }
 
-#[tokio::test]
-async fn the_mcp_sdk_connects_with_oauth_on_sqlite() {
-    sdk_connects(STORES[0], Known::Registered).await;
+async fn the_mcp_sdk_connects_with_oauth(store: StoreKind) {
+    sdk_connects(store, Known::Registered).await;
 }
 
-#[tokio::test]
-async fn the_mcp_sdk_connects_with_oauth_on_firestore() {
-    sdk_connects(STORES[1], Known::Registered).await;
-}
-
-#[tokio::test]
-async fn the_mcp_sdk_connects_by_its_metadata_document_on_sqlite() {
-    sdk_connects(STORES[0], Known::ByDocument).await;
-}
-
-#[tokio::test]
-async fn the_mcp_sdk_connects_by_its_metadata_document_on_firestore() {
-    sdk_connects(STORES[1], Known::ByDocument).await;
+async fn the_mcp_sdk_connects_by_its_metadata_document(store: StoreKind) {
+    sdk_connects(store, Known::ByDocument).await;
 }
