@@ -6,7 +6,8 @@ use reqwest::StatusCode;
 use reqwest::header::LOCATION;
 
 use crate::app::{Browser, csrf, signed_in};
-use crate::helpers::{ADMIN, ALICE, Process, api_tokens, summaries};
+use crate::helpers::{ADMIN, ALICE, api_tokens, summaries};
+use crate::launch::Launch;
 use crate::oauth::flow::{connected_app, spawn_oauth};
 
 #[tokio::test]
@@ -111,14 +112,10 @@ async fn nothing_of_the_page_is_logged() {
         "page-secret-profile-8d2e",
     );
     for format in ["text", "json"] {
-        let dir = tempfile::tempdir().unwrap();
-        let tokens = api_tokens();
-        let env = [
-            ("API_TOKENS", tokens.as_str()),
-            ("KIOKU_LOG_FORMAT", format),
-            ("RUST_LOG", "debug"),
-        ];
-        let server = Process::start(dir.path(), &env).unwrap();
+        let launch = Launch::new()
+            .set("KIOKU_LOG_FORMAT", format)
+            .set("RUST_LOG", "debug");
+        let server = launch.start().unwrap();
         let app = server.app();
         app.save(ALICE, None, summary).await;
         let browser = Browser::new(&server.base());

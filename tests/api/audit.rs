@@ -6,19 +6,15 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use super::oauth::flow::{authorize_with_token, operator_client};
-use crate::helpers::{ADMIN, ALICE, BARE, Process, api_tokens, error_json, ok_json};
+use crate::helpers::{ADMIN, ALICE, BARE, error_json, ok_json};
+use crate::launch::Launch;
 
 #[tokio::test]
 async fn admin_actions_are_audited_and_bare_tokens_named_by_label() {
-    let dir = tempfile::tempdir().unwrap();
-    let tokens = api_tokens();
-    let env = [
-        ("API_TOKENS", tokens.as_str()),
-        ("KIOKU_ADMIN_TOKENS", ADMIN),
-        ("KIOKU_OAUTH", "token"),
-        ("KIOKU_STORE", "sqlite"),
-    ];
-    let server = Process::start(dir.path(), &env).unwrap();
+    let launch = Launch::new()
+        .set("KIOKU_ADMIN_TOKENS", ADMIN)
+        .set("KIOKU_OAUTH", "token");
+    let server = launch.start().unwrap();
     let app = server.app();
     let admin = |method: Method, path: &str| app.call(method, path, ADMIN);
     app.save(BARE, Some("t"), "from the bare token").await;

@@ -3,12 +3,13 @@
 
 use serde_json::{Value, json};
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use kioku::domain::{Entry, Namespace};
 
 use crate::emulator::Emulator;
-use crate::helpers::{Process, ok_json, on_firestore};
+use crate::helpers::ok_json;
+use crate::launch::Launch;
 use crate::needs;
 use crate::original::{emulator_host, raw_db_at, write_many_as_original};
 
@@ -37,12 +38,11 @@ async fn each_request_line_carries_the_documents_it_read_and_wrote() {
     if needs::firestore().is_none() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
     let id = uuid::Uuid::new_v4();
     let token = format!("tok-{id}-0123456789abcdef");
     let tokens = format!("ns-{id}:{token}");
-    let host = emulator_host();
-    let server = Process::start(dir.path(), &on_firestore(&tokens, &host)).unwrap();
+    let launch = Launch::on_firestore(&tokens, &emulator_host());
+    let server = launch.start().unwrap();
     let app = server.app();
     for thread in ["a", "b", "c"] {
         app.save(&token, Some(thread), "要約").await;
@@ -99,7 +99,6 @@ async fn a_first_page_of_a_large_namespace_reads_what_it_answers() {
     if needs::firestore().is_none() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
     let id = uuid::Uuid::new_v4();
     let token = format!("tok-{id}-0123456789abcdef");
     let tokens = format!("ns-{id}:{token}");
@@ -125,13 +124,8 @@ async fn a_first_page_of_a_large_namespace_reads_what_it_answers() {
         })
         .collect();
     write_many_as_original(&raw_db_at(&host).await, &ns, &threads).await;
-    let env = on_firestore(&tokens, &host);
-    let migrated = Command::new(env!("CARGO_BIN_EXE_kioku"))
-        .arg("migrate")
-        .env_clear()
-        .envs(env)
-        .output()
-        .unwrap();
+    let launch = Launch::on_firestore(&tokens, &host);
+    let migrated = launch.command().arg("migrate").output().unwrap();
     let stderr = String::from_utf8_lossy(&migrated.stderr);
     assert!(migrated.status.success(), "{stderr}");
     assert!(
@@ -139,7 +133,7 @@ async fn a_first_page_of_a_large_namespace_reads_what_it_answers() {
         "{stderr}"
     );
 
-    let server = Process::start(dir.path(), &env).unwrap();
+    let server = launch.start().unwrap();
     let app = server.app();
     let loaded = app.load(&token).await;
     let limited = app.get(Some(&token), &[("mode", "load"), ("limit", "10")]);
@@ -171,7 +165,6 @@ async fn a_search_of_a_large_namespace_reads_the_threads_holding_its_term() {
     if needs::firestore().is_none() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
     let id = uuid::Uuid::new_v4();
     let token = format!("tok-{id}-0123456789abcdef");
     let tokens = format!("ns-{id}:{token}");
@@ -194,20 +187,15 @@ async fn a_search_of_a_large_namespace_reads_the_threads_holding_its_term() {
         })
         .collect();
     write_many_as_original(&raw_db_at(&host).await, &ns, &threads).await;
-    let env = on_firestore(&tokens, &host);
-    let migrated = Command::new(env!("CARGO_BIN_EXE_kioku"))
-        .arg("migrate")
-        .env_clear()
-        .envs(env)
-        .output()
-        .unwrap();
+    let launch = Launch::on_firestore(&tokens, &host);
+    let migrated = launch.command().arg("migrate").output().unwrap();
     assert!(
         migrated.status.success(),
         "{}",
         String::from_utf8_lossy(&migrated.stderr)
     );
 
-    let server = Process::start(dir.path(), &env).unwrap();
+    let server = launch.start().unwrap();
     let search = server
         .app()
         .get(Some(&token), &[("mode", "load"), ("q", "needle")]);
@@ -231,14 +219,11 @@ async fn a_save_over_the_thread_cap_reads_only_what_it_drops() {
     if needs::firestore().is_none() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
     let id = uuid::Uuid::new_v4();
     let token = format!("tok-{id}-0123456789abcdef");
     let tokens = format!("ns-{id}:{token}");
-    let host = emulator_host();
-    let mut env = on_firestore(&tokens, &host).to_vec();
-    env.push(("KIOKU_MAX_THREADS", "10"));
-    let server = Process::start(dir.path(), &env).unwrap();
+    let launch = Launch::on_firestore(&tokens, &emulator_host()).set("KIOKU_MAX_THREADS", "10");
+    let server = launch.start().unwrap();
     let app = server.app();
     for thread in 0..11 {
         app.save(&token, Some(&format!("t{thread:02}")), "要約")

@@ -8,9 +8,8 @@ use kioku::domain::{Entry, Namespace};
 use serde_json::{Value, json};
 
 use crate::emulator::Emulator;
-use crate::helpers::{
-    ALICE, Process, TestApp, api_tokens, error_json, ok_json, on_firestore, spawn_app_with,
-};
+use crate::helpers::{ALICE, TestApp, api_tokens, error_json, ok_json, spawn_app_with};
+use crate::launch::Launch;
 use crate::needs;
 use crate::original::{PROJECT, emulator_host, raw_db, write_as_original};
 
@@ -181,10 +180,8 @@ async fn an_outage_answers_503_promptly_and_heals_without_restart() {
     }
     let emulator = Emulator::start(0, Stdio::inherit());
     let port = emulator.port;
-    let dir = tempfile::tempdir().unwrap();
-    let tokens = api_tokens();
-    let host = emulator.host();
-    let server = Process::start(dir.path(), &on_firestore(&tokens, &host)).unwrap();
+    let launch = Launch::on_firestore(&api_tokens(), &emulator.host());
+    let server = launch.start().unwrap();
     let client = reqwest::Client::new();
     let save = |summary: &'static str| {
         client
@@ -244,11 +241,8 @@ async fn readiness_asks_the_store_at_most_every_few_seconds() {
     }
     let emulator = Emulator::start(0, Stdio::inherit());
     let host = emulator.host();
-    let tokens = api_tokens();
-    let mut env = on_firestore(&tokens, &host).to_vec();
-    env.push(("KIOKU_STORE_TIMEOUT_SECS", "2"));
-    let dir = tempfile::tempdir().unwrap();
-    let server = Process::start(dir.path(), &env).unwrap();
+    let launch = Launch::on_firestore(&api_tokens(), &host).set("KIOKU_STORE_TIMEOUT_SECS", "2");
+    let server = launch.start().unwrap();
     let readyz = || {
         reqwest::Client::new()
             .get(format!("{}/readyz", server.base()))

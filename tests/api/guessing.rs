@@ -8,9 +8,8 @@ use serde_json::Value;
 
 use super::app::Browser;
 use super::oauth::flow::{browser, consent_form, decide, operator_client, spawn_oauth};
-use crate::helpers::{
-    ADMIN, ALICE, BOB, Process, api_tokens, error_json, retry_after, spawn_fresh,
-};
+use crate::helpers::{ADMIN, ALICE, BOB, api_tokens, error_json, retry_after, spawn_fresh};
+use crate::launch::Launch;
 
 /// The lines of a JSON log.
 fn parsed(log: &[String]) -> Vec<Value> {
@@ -28,28 +27,22 @@ fn audit_lines(log: &[String]) -> Vec<Value> {
 
 #[tokio::test]
 async fn weak_tokens_are_refused_at_start() {
-    let dir = tempfile::tempdir().unwrap();
-    let tokens = api_tokens();
-    let weak_api = format!("{tokens},bob:weakling-bob-token");
+    let weak_api = format!("{},bob:weakling-bob-token", api_tokens());
     let weak_admin = format!("{ADMIN},weakling-admin-token");
-    for (env, refused) in [
+    for (launch, refused) in [
         (
-            [
-                ("API_TOKENS", weak_api.as_str()),
-                ("KIOKU_ADMIN_TOKENS", ADMIN),
-            ],
+            Launch::new()
+                .set("API_TOKENS", weak_api)
+                .set("KIOKU_ADMIN_TOKENS", ADMIN),
             "API_TOKENS entry 5",
         ),
         (
-            [
-                ("API_TOKENS", tokens.as_str()),
-                ("KIOKU_ADMIN_TOKENS", weak_admin.as_str()),
-            ],
+            Launch::new().set("KIOKU_ADMIN_TOKENS", weak_admin),
             "KIOKU_ADMIN_TOKENS entry 2",
         ),
     ] {
-        let Err((status, log)) = Process::start(dir.path(), &env) else {
-            panic!("started with a weak token: {env:?}");
+        let Err((status, log)) = launch.start() else {
+            panic!("started with a weak token: {refused}");
         };
         assert!(!status.success());
         let error = log
@@ -70,15 +63,12 @@ async fn weak_tokens_are_refused_at_start() {
 /// deployment may need: it works, and every start warns by its position, never the token.
 #[tokio::test]
 async fn a_weak_legacy_token_is_carried_over_with_a_warning() {
-    let dir = tempfile::tempdir().unwrap();
     let legacy = "legacy-bare";
-    let tokens = format!("{},{legacy}", api_tokens());
-    let env = [
-        ("API_TOKENS", tokens.as_str()),
-        ("KIOKU_ALLOW_WEAK_TOKENS", "true"),
-    ];
+    let launch = Launch::new()
+        .set("API_TOKENS", format!("{},{legacy}", api_tokens()))
+        .set("KIOKU_ALLOW_WEAK_TOKENS", "true");
     for _start in 0..2 {
-        let server = Process::start(dir.path(), &env).unwrap();
+        let server = launch.start().unwrap();
         let response = reqwest::Client::new()
             .get(server.base())
             .bearer_auth(legacy)
@@ -115,16 +105,10 @@ fn from(request: RequestBuilder, claimed: Option<&str>, address: &str) -> Reques
 /// address, with the door and the count, none of the guesses.
 #[tokio::test]
 async fn failed_sign_ins_are_throttled_per_address() {
-    let dir = tempfile::tempdir().unwrap();
-    let tokens = api_tokens();
-    let env = [
-        ("API_TOKENS", tokens.as_str()),
-        ("KIOKU_ADMIN_TOKENS", ADMIN),
-        ("K_SERVICE", "kioku"),
-        ("KIOKU_PUBLIC_URL", "https://kioku.example"),
-        ("KIOKU_STORE", "sqlite"),
-    ];
-    let server = Process::start(dir.path(), &env).unwrap();
+    let launch = Launch::new()
+        .on_cloud_run()
+        .set("KIOKU_ADMIN_TOKENS", ADMIN);
+    let server = launch.start().unwrap();
     let client = reqwest::Client::new();
     let base = server.base();
     let load = |token: &str| {
@@ -281,17 +265,12 @@ async fn tokens_typed_on_the_consent_page_are_throttled() {
 /// limit either: ten guesses a minute could find a weak one.
 #[tokio::test]
 async fn with_weak_tokens_a_throttled_address_is_refused_outright() {
-    let dir = tempfile::tempdir().unwrap();
     let strong = "alice:alice-0123456789abcdef0123456789abcdef";
-    let tokens = format!("{strong},bob:weakling");
-    let env = [
-        ("API_TOKENS", tokens.as_str()),
-        ("KIOKU_ALLOW_WEAK_TOKENS", "true"),
-        ("K_SERVICE", "kioku"),
-        ("KIOKU_PUBLIC_URL", "https://kioku.example"),
-        ("KIOKU_STORE", "sqlite"),
-    ];
-    let server = Process::start(dir.path(), &env).unwrap();
+    let launch = Launch::new()
+        .on_cloud_run()
+        .set("API_TOKENS", format!("{strong},bob:weakling"))
+        .set("KIOKU_ALLOW_WEAK_TOKENS", "true");
+    let server = launch.start().unwrap();
     let client = reqwest::Client::new();
     let load = |token: &str| {
         let request = client

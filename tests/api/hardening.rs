@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::helpers::{ALICE, Process, api_tokens, ok_json, spawn_app, spawn_app_with};
+use crate::helpers::{ALICE, ok_json, spawn_app, spawn_app_with};
+use crate::launch::Launch;
 use crate::mcp::{mcp_post, tools_call};
 
 /// A body sent a byte a second is cut off with 408 JSON, and stores nothing.
@@ -93,10 +94,9 @@ async fn the_memory_files_are_their_owners_alone() {
 /// A data directory found open to others is used, and the operator told.
 #[tokio::test]
 async fn a_data_directory_open_to_others_draws_a_warning() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let tokens = api_tokens();
-    let server = Process::start(dir.path(), &[("API_TOKENS", tokens.as_str())]).unwrap();
+    let launch = Launch::new();
+    std::fs::set_permissions(launch.dir(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let server = launch.start().unwrap();
     let (_, log) = server.stop_and_collect();
     assert!(
         log.iter()
@@ -108,9 +108,8 @@ async fn a_data_directory_open_to_others_draws_a_warning() {
 /// Neither a path no route matched nor an oversized trace header reaches the log.
 #[tokio::test]
 async fn what_a_client_sends_is_not_logged() {
-    let dir = tempfile::tempdir().unwrap();
-    let tokens = api_tokens();
-    let server = Process::start(dir.path(), &[("API_TOKENS", tokens.as_str())]).unwrap();
+    let launch = Launch::new();
+    let server = launch.start().unwrap();
     let client = reqwest::Client::new();
     let secret_path = format!("/{ALICE}/{}", "x".repeat(60_000));
     let response = client
@@ -157,13 +156,8 @@ async fn what_a_client_sends_is_not_logged() {
 /// where they were raised and nothing of what the client sent.
 #[tokio::test]
 async fn the_mcp_sdk_logs_nothing_a_client_sent() {
-    let dir = tempfile::tempdir().unwrap();
-    let tokens = api_tokens();
-    let env = [
-        ("API_TOKENS", tokens.as_str()),
-        ("KIOKU_PUBLIC_URL", "https://kioku.example"),
-    ];
-    let server = Process::start(dir.path(), &env).unwrap();
+    let launch = Launch::new().set("KIOKU_PUBLIC_URL", "https://kioku.example");
+    let server = launch.start().unwrap();
     let app = server.app();
     let initialize = json!({"jsonrpc": "2.0", "id": "id-marker-1", "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -193,14 +187,8 @@ async fn the_mcp_sdk_logs_nothing_a_client_sent() {
 /// say; without one configured, kioku does not start.
 #[tokio::test]
 async fn on_cloud_run_the_url_is_the_configured_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let tokens = api_tokens();
-    let cloud = [
-        ("API_TOKENS", tokens.as_str()),
-        ("K_SERVICE", "kioku"),
-        ("KIOKU_STORE", "sqlite"),
-    ];
-    let Err((status, log)) = Process::start(dir.path(), &cloud) else {
+    let cloud = Launch::new().on_cloud_run().unset("KIOKU_PUBLIC_URL");
+    let Err((status, log)) = cloud.start() else {
         panic!("started on Cloud Run without KIOKU_PUBLIC_URL");
     };
     assert!(!status.success());
@@ -210,9 +198,7 @@ async fn on_cloud_run_the_url_is_the_configured_one() {
         "{log:?}"
     );
 
-    let mut env = cloud.to_vec();
-    env.push(("KIOKU_PUBLIC_URL", "https://kioku.example"));
-    let server = Process::start(dir.path(), &env).unwrap();
+    let server = cloud.on_cloud_run().start().unwrap();
     let schema = reqwest::Client::new()
         .get(format!("{}/openapi.json", server.base()))
         .header("x-forwarded-host", "attacker.example")

@@ -5,9 +5,9 @@ use futures::future::join_all;
 use serde_json::json;
 
 use crate::helpers::{
-    ALICE, BOB, Process, TestApp, api_tokens, error_json, ok_json, retry_after, spawn_app,
-    spawn_app_with,
+    ALICE, BOB, TestApp, error_json, ok_json, retry_after, spawn_app, spawn_app_with,
 };
+use crate::launch::Launch;
 
 #[tokio::test]
 async fn broken_percent_encoding_and_invalid_utf8_are_refused() {
@@ -205,17 +205,10 @@ async fn no_token_or_summary_is_ever_logged() {
     let secret_summary = "secret-summary-7c1e";
     let wrong_token = "secret-wrong-token-93ab";
     for format in ["text", "json"] {
-        let dir = tempfile::tempdir().unwrap();
-        let tokens = api_tokens();
-        let server = Process::start(
-            dir.path(),
-            &[
-                ("API_TOKENS", tokens.as_str()),
-                ("KIOKU_LOG_FORMAT", format),
-                ("RUST_LOG", "debug"),
-            ],
-        )
-        .unwrap();
+        let launch = Launch::new()
+            .set("KIOKU_LOG_FORMAT", format)
+            .set("RUST_LOG", "debug");
+        let server = launch.start().unwrap();
         let client = reqwest::Client::new();
         let base = server.base();
         let query = [

@@ -18,6 +18,7 @@ mod health;
 mod helpers;
 mod hostile;
 mod isolation;
+mod launch;
 mod lifecycle;
 #[path = "../common/listening.rs"]
 mod listening;

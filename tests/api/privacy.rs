@@ -4,7 +4,8 @@
 
 use std::num::NonZeroU32;
 
-use crate::helpers::{Process, TestApp, api_tokens, spawn_app, spawn_app_with};
+use crate::helpers::{TestApp, spawn_app, spawn_app_with};
+use crate::launch::Launch;
 
 /// The policy at `path` as `accept_language` reads it, without a token, and its
 /// content security policy.
@@ -83,15 +84,11 @@ async fn an_operators_file_is_served_as_it_is() {
 
 #[tokio::test]
 async fn an_unreadable_privacy_file_stops_the_start() {
-    let dir = tempfile::tempdir().unwrap();
-    let missing = dir.path().join("no-such-policy.html");
+    let launch = Launch::new();
+    let missing = launch.dir().join("no-such-policy.html");
     let missing = missing.to_str().unwrap();
-    let tokens = api_tokens();
-    let env = [
-        ("API_TOKENS", tokens.as_str()),
-        ("KIOKU_PRIVACY_FILE", missing),
-    ];
-    let Err((status, log)) = Process::start(dir.path(), &env) else {
+    let launch = launch.set("KIOKU_PRIVACY_FILE", missing);
+    let Err((status, log)) = launch.start() else {
         panic!("started without its privacy file");
     };
     assert!(!status.success());

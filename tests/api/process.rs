@@ -8,11 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::helpers::{ADMIN, ALICE, BARE, Process, api_tokens, summaries};
-
-fn tokens_env() -> String {
-    api_tokens()
-}
+use crate::helpers::{ADMIN, ALICE, BARE, summaries};
+use crate::launch::Launch;
 
 async fn load(base: &str, token: &str) -> Value {
     let response = reqwest::Client::new()
@@ -82,10 +79,8 @@ fn save_loop(address: SocketAddr, worker: usize, saves: &Mutex<Saves>) {
 /// (SECURITY.md).
 #[tokio::test]
 async fn answered_saves_survive_kill_9() {
-    let dir = tempfile::tempdir().unwrap();
-    let tokens = tokens_env();
-    let env = [("API_TOKENS", tokens.as_str()), ("KIOKU_RATE_LIMIT", "0")];
-    let mut server = Process::start(dir.path(), &env).unwrap();
+    let launch = Launch::new().set("KIOKU_RATE_LIMIT", "0");
+    let mut server = launch.start().unwrap();
     let address = SocketAddr::from(([127, 0, 0, 1], server.address.port()));
     let saves = Mutex::new(Saves::default());
 
@@ -122,7 +117,7 @@ async fn answered_saves_survive_kill_9() {
         "the kill cut no save short: each one in flight was answered"
     );
 
-    let restarted = Process::start(dir.path(), &env).unwrap();
+    let restarted = launch.start().unwrap();
     let loaded = summaries(&load(&restarted.base(), ALICE).await);
     for save in &answered {
         assert!(loaded.contains(save), "answered save {save} was lost");
@@ -131,9 +126,8 @@ async fn answered_saves_survive_kill_9() {
 
 #[tokio::test]
 async fn sigterm_stops_the_server_cleanly() {
-    let dir = tempfile::tempdir().unwrap();
-    let tokens = tokens_env();
-    let server = Process::start(dir.path(), &[("API_TOKENS", tokens.as_str())]).unwrap();
+    let launch = Launch::new();
+    let server = launch.start().unwrap();
     load(&server.base(), ALICE).await;
     let (status, _) = server.stop_and_collect();
     assert_eq!(status.code(), Some(0));
@@ -143,17 +137,11 @@ async fn sigterm_stops_the_server_cleanly() {
 /// and never logs a token, a summary or a profile.
 #[tokio::test]
 async fn cloud_run_logs_are_structured_and_hold_no_secrets() {
-    let dir = tempfile::tempdir().unwrap();
-    let tokens = tokens_env();
-    let env = [
-        ("API_TOKENS", tokens.as_str()),
-        ("K_SERVICE", "kioku"),
-        ("KIOKU_PUBLIC_URL", "https://kioku.example"),
-        ("GOOGLE_CLOUD_PROJECT", "demo-project"),
-        ("KIOKU_STORE", "sqlite"),
-        ("KIOKU_ADMIN_TOKENS", ADMIN),
-    ];
-    let server = Process::start(dir.path(), &env).unwrap();
+    let launch = Launch::new()
+        .on_cloud_run()
+        .set("GOOGLE_CLOUD_PROJECT", "demo-project")
+        .set("KIOKU_ADMIN_TOKENS", ADMIN);
+    let server = launch.start().unwrap();
     assert!(server.address.ip().is_unspecified(), "{}", server.address);
     let summary = "unforgettable-secret-summary";
     let response = reqwest::Client::new()
@@ -241,8 +229,8 @@ async fn cloud_run_logs_are_structured_and_hold_no_secrets() {
 
 #[tokio::test]
 async fn cloud_run_without_tokens_refuses_to_start() {
-    let dir = tempfile::tempdir().unwrap();
-    let Err((status, log)) = Process::start(dir.path(), &[("K_SERVICE", "kioku")]) else {
+    let launch = Launch::new().unset("API_TOKENS").set("K_SERVICE", "kioku");
+    let Err((status, log)) = launch.start() else {
         panic!("started without API_TOKENS");
     };
     assert!(!status.success());
@@ -255,9 +243,9 @@ async fn cloud_run_without_tokens_refuses_to_start() {
 /// Without API_TOKENS a local run makes a private token, says how to use it, and accepts it.
 #[tokio::test]
 async fn a_local_run_generates_a_private_token() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = Process::start(dir.path(), &[]).unwrap();
-    let path = dir.path().join("api_token");
+    let launch = Launch::new().unset("API_TOKENS");
+    let server = launch.start().unwrap();
+    let path = launch.dir().join("api_token");
     let token = std::fs::read_to_string(&path).unwrap().trim().to_owned();
     assert_eq!(token.len(), 64);
     let mode =

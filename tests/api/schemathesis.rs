@@ -4,26 +4,21 @@
 
 use std::process::Command;
 
-use crate::helpers::{ALICE, Process, api_tokens};
+use crate::helpers::{ALICE, api_tokens};
+use crate::launch::Launch;
 use crate::needs;
-use crate::original::PROJECT;
 
 /// Generated cases per operation and phase; with both operations, several thousand requests.
 const EXAMPLES: &str = "1000";
 
-fn run_schemathesis(store_env: &[(&str, &str)]) {
+fn run_schemathesis(launch: Launch) {
     let Some(schemathesis) = needs::var("KIOKU_SCHEMATHESIS") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let tokens = api_tokens();
-    let mut env = vec![
-        ("API_TOKENS", tokens.as_str()),
-        ("KIOKU_SCHEMA_POST", "true"),
-        ("KIOKU_RATE_LIMIT", "0"),
-    ];
-    env.extend_from_slice(store_env);
-    let server = Process::start(dir.path(), &env).unwrap();
+    let launch = launch
+        .set("KIOKU_SCHEMA_POST", "true")
+        .set("KIOKU_RATE_LIMIT", "0");
+    let server = launch.start().unwrap();
     let checks = "not_a_server_error,status_code_conformance,content_type_conformance,\
                   response_schema_conformance,response_headers_conformance,unsupported_method";
     let output = Command::new(schemathesis)
@@ -42,7 +37,7 @@ fn run_schemathesis(store_env: &[(&str, &str)]) {
         ])
         .args(["--header", &format!("Authorization: Bearer {ALICE}")])
         // Its example database and reports go to the test's directory, not the repository.
-        .current_dir(dir.path())
+        .current_dir(launch.dir())
         .output()
         .unwrap();
     let report = String::from_utf8_lossy(&output.stdout).into_owned()
@@ -61,7 +56,7 @@ fn run_schemathesis(store_env: &[(&str, &str)]) {
 
 #[test]
 fn generated_requests_never_break_the_contract_on_sqlite() {
-    run_schemathesis(&[("KIOKU_STORE", "sqlite")]);
+    run_schemathesis(Launch::new());
 }
 
 #[test]
@@ -69,9 +64,5 @@ fn generated_requests_never_break_the_contract_on_firestore() {
     let Some(host) = needs::firestore() else {
         return;
     };
-    run_schemathesis(&[
-        ("KIOKU_STORE", "firestore"),
-        ("GOOGLE_CLOUD_PROJECT", PROJECT),
-        ("FIRESTORE_EMULATOR_HOST", host.as_str()),
-    ]);
+    run_schemathesis(Launch::on_firestore(&api_tokens(), &host));
 }

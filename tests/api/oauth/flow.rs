@@ -232,25 +232,58 @@ pub async fn connected_app(app: &TestApp, token: &str) -> String {
 /// A public client connected to `token`'s namespace through the OAuth flow: its id, and the
 /// token response.
 pub async fn connected_client(app: &TestApp, token: &str) -> (String, Value) {
-    const REDIRECT: &str = "http://127.0.0.1:9/callback";
-    let client_id = registered_public_client(app, REDIRECT).await;
-    let (verifier, challenge) = pkce();
-    let params = [
-        ("response_type", "code"),
-        ("client_id", client_id.as_str()),
-        ("redirect_uri", REDIRECT),
-        ("code_challenge", &challenge),
-        ("code_challenge_method", "S256"),
-    ];
-    let back = authorize_with_token(app, &params, token).await;
+    let client = PublicClient::register(app, "http://127.0.0.1:9/callback").await;
+    let back = authorize_with_token(app, &client.authorization(&[]), token).await;
     let code = param(&back, "code").expect("a code");
-    let exchange = [
-        ("grant_type", "authorization_code"),
-        ("code", code.as_str()),
-        ("redirect_uri", REDIRECT),
-        ("client_id", &client_id),
-        ("code_verifier", &verifier),
-    ];
-    let issued = tokens(token_request(app, &exchange, None).await).await;
-    (client_id, issued)
+    let issued = tokens(client.exchange(app, &code, &[]).await).await;
+    (client.id, issued)
+}
+
+/// A public client registered as MCP clients do, with a PKCE pair: the two requests of its
+/// authorization code flow, written once.
+pub struct PublicClient {
+    pub id: String,
+    /// Where the flow sends the browser back: the registered URI, unless the test changes it.
+    pub redirect_uri: &'static str,
+    verifier: String,
+    challenge: String,
+}
+
+impl PublicClient {
+    pub async fn register(app: &TestApp, redirect_uri: &'static str) -> Self {
+        let id = registered_public_client(app, redirect_uri).await;
+        let (verifier, challenge) = pkce();
+        Self {
+            id,
+            redirect_uri,
+            verifier,
+            challenge,
+        }
+    }
+
+    /// The authorization request's parameters (S256 PKCE), then `extra`.
+    pub fn authorization<'a>(&'a self, extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+        let mut params = vec![
+            ("response_type", "code"),
+            ("client_id", self.id.as_str()),
+            ("redirect_uri", self.redirect_uri),
+            ("code_challenge", self.challenge.as_str()),
+            ("code_challenge_method", "S256"),
+        ];
+        params.extend_from_slice(extra);
+        params
+    }
+
+    /// The token request that exchanges `code` with the PKCE verifier, then `extra`.
+    pub async fn exchange(&self, app: &TestApp, code: &str, extra: &[(&str, &str)]) -> Response {
+        let mut form = vec![
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", self.redirect_uri),
+            ("client_id", self.id.as_str()),
+            ("code_verifier", self.verifier.as_str()),
+        ];
+        form.extend_from_slice(extra);
+        token_request(app, &form, None).await
+    }
 }

@@ -4,19 +4,15 @@
 use serde_json::Value;
 
 use super::flow::{authorize_with_token, operator_client, param, token_request, tokens};
-use crate::helpers::{ADMIN, ALICE, Process, api_tokens};
+use crate::helpers::{ADMIN, ALICE};
+use crate::launch::Launch;
 
 #[tokio::test]
 async fn no_oauth_secret_is_logged() {
-    let dir = tempfile::tempdir().unwrap();
-    let tokens_env = api_tokens();
-    let env = [
-        ("API_TOKENS", tokens_env.as_str()),
-        ("KIOKU_ADMIN_TOKENS", ADMIN),
-        ("KIOKU_OAUTH", "token"),
-        ("KIOKU_STORE", "sqlite"),
-    ];
-    let server = Process::start(dir.path(), &env).unwrap();
+    let launch = Launch::new()
+        .set("KIOKU_ADMIN_TOKENS", ADMIN)
+        .set("KIOKU_OAUTH", "token");
+    let server = launch.start().unwrap();
     let app = server.app();
     let callback = "https://chat.openai.com/aip/g-log/oauth/callback";
     let (client_id, secret) = operator_client(&app, callback).await;

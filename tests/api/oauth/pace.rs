@@ -7,8 +7,8 @@ use kioku::oauth::{APPROVALS_PER_MINUTE, REFRESHES_PER_MINUTE};
 use reqwest::Response;
 
 use super::flow::{
-    authorize_with_token, browser, connected_client, consent_form, decide, oauth_error, param,
-    pkce, registered_public_client, spawn_oauth, token_request, tokens,
+    PublicClient, authorize_with_token, browser, connected_client, consent_form, decide,
+    oauth_error, param, spawn_oauth, token_request, tokens,
 };
 use crate::helpers::{TestApp, retry_after};
 
@@ -49,16 +49,8 @@ async fn a_grant_refreshed_in_a_loop_is_refused_with_a_wait() {
 async fn a_person_approving_apps_in_a_loop_is_refused_with_a_wait() {
     let fresh = spawn_oauth(StoreKind::Sqlite, |_| {}).await;
     let app = &fresh.app;
-    const REDIRECT: &str = "http://127.0.0.1:9/callback";
-    let client_id = registered_public_client(app, REDIRECT).await;
-    let (_, challenge) = pkce();
-    let params = [
-        ("response_type", "code"),
-        ("client_id", client_id.as_str()),
-        ("redirect_uri", REDIRECT),
-        ("code_challenge", &challenge),
-        ("code_challenge_method", "S256"),
-    ];
+    let client = PublicClient::register(app, "http://127.0.0.1:9/callback").await;
+    let params = client.authorization(&[]);
     for _ in 0..APPROVALS_PER_MINUTE.get() {
         let back = authorize_with_token(app, &params, &fresh.token).await;
         assert!(param(&back, "code").is_some(), "{back}");

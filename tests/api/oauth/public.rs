@@ -4,9 +4,7 @@
 use kioku::config::StoreKind;
 use serde_json::{Value, json};
 
-use super::flow::{
-    authorize_with_token, param, pkce, registered_public_client, spawn_oauth, token_request, tokens,
-};
+use super::flow::{PublicClient, authorize_with_token, param, spawn_oauth, token_request, tokens};
 use crate::helpers::on_both_stores;
 use crate::helpers::{ADMIN, TestApp, error_json, ok_json};
 
@@ -86,43 +84,19 @@ async fn an_mcp_client_connects_with_oauth(store: StoreKind) {
         format!("{issuer}/oauth/register")
     );
 
-    let client_id = registered_public_client(app, REDIRECT).await;
+    let mut client = PublicClient::register(app, REDIRECT).await;
+    let client_id = client.id.clone();
     // Anyone may register: a client nobody completes a grant for goes after a day.
     assert!(expiry(app, &client_id).await.is_string());
-    let (verifier, challenge) = pkce();
+    // The registered loopback URI, on the port this run of the app listens on.
+    client.redirect_uri = THIS_TIME;
     let mcp_resource = format!("{issuer}/mcp");
-    let back = authorize_with_token(
-        app,
-        &[
-            ("response_type", "code"),
-            ("client_id", &client_id),
-            ("redirect_uri", THIS_TIME),
-            ("code_challenge", &challenge),
-            ("code_challenge_method", "S256"),
-            ("resource", &mcp_resource),
-            ("state", "s"),
-        ],
-        &fresh.token,
-    )
-    .await;
+    let resource = [("resource", mcp_resource.as_str())];
+    let params = client.authorization(&[resource[0], ("state", "s")]);
+    let back = authorize_with_token(app, &params, &fresh.token).await;
     assert!(back.as_str().starts_with(THIS_TIME), "{back}");
     let code = param(&back, "code").unwrap();
-    let issued = tokens(
-        token_request(
-            app,
-            &[
-                ("grant_type", "authorization_code"),
-                ("code", &code),
-                ("redirect_uri", THIS_TIME),
-                ("client_id", &client_id),
-                ("code_verifier", &verifier),
-                ("resource", &mcp_resource),
-            ],
-            None,
-        )
-        .await,
-    )
-    .await;
+    let issued = tokens(client.exchange(app, &code, &resource).await).await;
     let access = issued["access_token"].as_str().unwrap();
     assert_eq!(
         expiry(app, &client_id).await,
