@@ -9,8 +9,10 @@
 //!   [`domain::Namespace`]) and the rules of an answer: its character budget, paging, search
 //!   and ranking (BM25, fused with the ranking by meaning). Raw input becomes a domain value at
 //!   a boundary, or is refused there.
-//! - [`store`]: where memories live. The [`store::MemoryStore`] trait, and one folder per
-//!   backend: `sqlite` (embedded, one file) and `firestore` (the original function's layout).
+//! - [`store`]: where memories live. The [`store::MemoryStore`] trait (what a request calls,
+//!   each call time-limited by [`store::Bounded`]), [`store::Maintenance`] (migrate, import,
+//!   the vectors' backfill), and one folder per backend: `sqlite` (embedded, one file) and
+//!   `firestore` (the original function's layout).
 //! - [`embedding`]: search by meaning, when `KIOKU_EMBEDDING_MODEL` names a model: the model
 //!   run in-process (candle), one text per core off the async workers, and the backfill that
 //!   embeds what was stored without a vector.

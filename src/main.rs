@@ -168,7 +168,7 @@ async fn export(settings: &Settings, namespace: Option<&str>) -> Result<(), Comm
 /// entry that lacks one of the model.
 async fn migrate(settings: &Settings) -> Result<(), CommandError> {
     let embeddings = embeddings(settings).await?;
-    let store = open_store(settings).await?.memory;
+    let store = open_store(settings).await?.maintenance;
     let threads = store.migrate().await?;
     eprintln!("migrated: {threads} threads changed");
     if let Some(embeddings) = embeddings {
@@ -189,7 +189,7 @@ async fn import(
 ) -> Result<(), CommandError> {
     let renames = Renames::parse(rename).map_err(CommandError::Usage)?;
     let (input, length) = open_input(file.as_deref())?;
-    let store = open_store(settings).await?.memory;
+    let store = open_store(settings).await?.maintenance;
     // Hidden when stderr is not a terminal.
     let progress = ProgressBar::with_draw_target(length, ProgressDrawTarget::stderr());
     progress.set_style(

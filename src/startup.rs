@@ -4,6 +4,7 @@
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::dev::Server;
 
@@ -21,7 +22,9 @@ use crate::oauth::metadata::CALLBACK_PATH;
 use crate::oauth::oidc::{OidcSettings, Upstream};
 use crate::oauth::{AuthorizationServer, ClientDocuments, SignIn};
 use crate::rate_limit::RateLimit;
-use crate::store::{Bounded, FirestoreStore, GrantStore, MemoryStore, Readiness, SqliteStore};
+use crate::store::{
+    Bounded, FirestoreStore, GrantStore, Maintenance, MemoryStore, Readiness, SqliteStore,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -58,10 +61,12 @@ pub struct Application {
     local_token: Option<LocalToken>,
 }
 
-/// The store, as memories and as the OAuth server's records: one backend behind both.
+/// The store, as memories and as the OAuth server's records, each call time-limited; and as
+/// whole-store work, which is not: one backend behind all three.
 pub struct Stores {
     pub memory: Arc<dyn MemoryStore>,
     pub grants: Arc<dyn GrantStore>,
+    pub maintenance: Arc<dyn Maintenance>,
 }
 
 impl Application {
@@ -113,7 +118,7 @@ impl Application {
         keep_purging_grants(Arc::clone(&stores.grants), oauth.clone());
         let sessions = Sessions::new(Arc::clone(&stores.grants), SESSION_LIFETIME);
         if let Some(embeddings) = &embeddings {
-            keep_backfilling(Arc::clone(&stores.memory), embeddings.clone());
+            keep_backfilling(Arc::clone(&stores.maintenance), embeddings.clone());
         }
         let rules = Rules {
             timezone: settings.timezone,
@@ -248,23 +253,26 @@ pub async fn open_store(settings: &Settings) -> Result<Stores, StartupError> {
         // for certain, and not left to land after the caller was told 503.
         StoreKind::Sqlite => {
             let store = SqliteStore::open(&settings.sqlite_path(), limit * 3 / 4)?;
-            Stores::of(Arc::new(Bounded::new(store, limit)))
+            Stores::of(store, limit)
         }
         // Each attempt gets a share of the limit, so a retry still fits within it.
         StoreKind::Firestore => {
             let project = settings.google_cloud_project.clone();
             let store =
                 FirestoreStore::connect(project, &settings.firestore_database, limit / 3).await?;
-            Stores::of(Arc::new(Bounded::new(store, limit)))
+            Stores::of(store, limit)
         }
     })
 }
 
 impl Stores {
-    fn of<S: MemoryStore + GrantStore + 'static>(store: Arc<S>) -> Self {
+    fn of<S: MemoryStore + Maintenance + GrantStore + 'static>(store: S, limit: Duration) -> Self {
+        let store = Arc::new(store);
+        let bounded = Arc::new(Bounded::new(Arc::clone(&store), limit));
         Self {
-            memory: Arc::clone(&store) as Arc<dyn MemoryStore>,
-            grants: store,
+            memory: Arc::clone(&bounded) as Arc<dyn MemoryStore>,
+            grants: bounded,
+            maintenance: store,
         }
     }
 }

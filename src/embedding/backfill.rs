@@ -4,7 +4,7 @@
 //! finds again; until then, search ranks those entries by their words.
 
 use super::Embeddings;
-use crate::store::{MemoryStore, StoreError};
+use crate::store::{Maintenance, StoreError};
 
 /// Entries read, embedded and stored at a time.
 const BATCH: u32 = 32;
@@ -13,7 +13,7 @@ const BATCH: u32 = 32;
 /// the count so far after each batch; answers how many it stored. An entry the model fails on
 /// is passed over (and logged, without its text).
 pub async fn backfill(
-    store: &dyn MemoryStore,
+    store: &dyn Maintenance,
     embeddings: &Embeddings,
     progress: impl Fn(u64),
 ) -> Result<u64, StoreError> {

@@ -9,7 +9,7 @@ use crate::config::Settings;
 use crate::embedding::{Embeddings, backfill};
 use crate::error_chain::ErrorChain;
 use crate::oauth::AuthorizationServer;
-use crate::store::{GrantStore, MemoryStore, SqliteStore, StoreError};
+use crate::store::{GrantStore, Maintenance, SqliteStore, StoreError};
 
 /// How often the embedded store forgets entries past `KIOKU_RETENTION_DAYS`, how often expired
 /// grants and credentials are deleted, and how often the vectors' backfill looks again.
@@ -64,7 +64,7 @@ pub async fn keep_purging(settings: &Settings) -> Result<(), StoreError> {
 /// Embeds the entries stored without a vector of the model: now, in the background (the server
 /// listens meanwhile, and searches those entries by their words), then every [`PURGE_EVERY`],
 /// for saves whose vector did not come in time.
-pub fn keep_backfilling(store: Arc<dyn MemoryStore>, embeddings: Embeddings) {
+pub fn keep_backfilling(store: Arc<dyn Maintenance>, embeddings: Embeddings) {
     let job = move || {
         let (store, embeddings) = (Arc::clone(&store), embeddings.clone());
         async move {

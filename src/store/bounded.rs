@@ -1,14 +1,15 @@
-//! A time limit on every call of a store.
+//! A time limit on every call a request makes of a store.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::{
-    Client, Counts, Credential, EntryKey, Grant, GrantStore, MemoryStore, NamespaceStats, Redeemed,
-    SaveOutcome, StoreError, Unembedded,
+    Client, Counts, Credential, Grant, GrantStore, MemoryStore, NamespaceStats, Redeemed,
+    SaveOutcome, StoreError,
 };
 use crate::domain::{
     Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
@@ -16,17 +17,18 @@ use crate::domain::{
     ThreadId, Vector,
 };
 
-/// Puts a time limit on every call of the store it wraps, so a stuck store answers
-/// [`StoreError::Timeout`] instead of hanging the request. The call is dropped then, and the
-/// blocking work it started (a SQLite query, a search's ranking) learns that its caller gave
+/// Puts a time limit on every request-path call ([`MemoryStore`], [`GrantStore`]) of the store
+/// it wraps, so a stuck store answers [`StoreError::Timeout`] instead of hanging the request.
+/// The call is dropped then, and the blocking work it started (a SQLite query, a search's ranking) learns that its caller gave
 /// up, and stops: it would otherwise go on holding the connection or a core.
 pub struct Bounded<S> {
-    inner: S,
+    inner: Arc<S>,
     limit: Duration,
 }
 
 impl<S> Bounded<S> {
-    pub fn new(inner: S, limit: Duration) -> Self {
+    /// `inner` is shared: [`Maintenance`](super::Maintenance) work calls it directly.
+    pub fn new(inner: Arc<S>, limit: Duration) -> Self {
         Self { inner, limit }
     }
 
@@ -96,19 +98,6 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
             .await
     }
 
-    async fn unembedded(
-        &self,
-        model: &ModelId,
-        after: Option<&EntryKey>,
-        limit: u32,
-    ) -> Result<Vec<Unembedded>, StoreError> {
-        self.bound(self.inner.unembedded(model, after, limit)).await
-    }
-
-    async fn put_vectors(&self, vectors: &[(EntryKey, Embedded)]) -> Result<u64, StoreError> {
-        self.bound(self.inner.put_vectors(vectors)).await
-    }
-
     /// The read and the ranking, within one limit.
     async fn search(
         &self,
@@ -152,15 +141,6 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
         self.bound(self.inner.threads_page(ns, after, limit)).await
     }
 
-    async fn import(
-        &self,
-        ns: &Namespace,
-        thread: &ThreadId,
-        entries: &[Entry],
-    ) -> Result<u64, StoreError> {
-        self.bound(self.inner.import(ns, thread, entries)).await
-    }
-
     async fn delete_namespace(&self, ns: &Namespace) -> Result<Counts, StoreError> {
         self.bound(self.inner.delete_namespace(ns)).await
     }
@@ -189,21 +169,8 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
         self.bound(self.inner.profile_versions(ns)).await
     }
 
-    async fn import_profile(
-        &self,
-        ns: &Namespace,
-        versions: &[Profile],
-    ) -> Result<u64, StoreError> {
-        self.bound(self.inner.import_profile(ns, versions)).await
-    }
-
     async fn forget_profile(&self, ns: &Namespace) -> Result<u64, StoreError> {
         self.bound(self.inner.forget_profile(ns)).await
-    }
-
-    /// Unbounded: it takes as long as the store is large, and each call it makes has a limit.
-    async fn migrate(&self) -> Result<u64, StoreError> {
-        self.inner.migrate().await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

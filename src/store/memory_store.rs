@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 
 use super::blocking::off_workers;
-use super::{Counts, EntryKey, NamespaceStats, SaveOutcome, StoreError, Unembedded};
+use super::{Counts, NamespaceStats, SaveOutcome, StoreError};
 use crate::domain::{
     Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
     ProfileDraft, ProfileWrite, Query, Results, Retention, SearchCursor, TermCounts, Thread,
@@ -68,21 +68,6 @@ pub trait MemoryStore: Send + Sync {
         model: &ModelId,
         since: i64,
     ) -> Result<Vec<(Entry, Vector)>, StoreError>;
-
-    /// About `limit` entries of any namespace without a vector of `model`, from those after
-    /// `after` (the key of the last of the batch before) in the store's order: SQLite's is
-    /// newest stored first; Firestore's is by namespace and thread, a thread's whole at once.
-    /// An empty batch is the last.
-    async fn unembedded(
-        &self,
-        model: &ModelId,
-        after: Option<&EntryKey>,
-        limit: u32,
-    ) -> Result<Vec<Unembedded>, StoreError>;
-
-    /// Stores each entry's vector, in place of any it had; an entry forgotten meanwhile gets
-    /// none. Answers how many it stored.
-    async fn put_vectors(&self, vectors: &[(EntryKey, Embedded)]) -> Result<u64, StoreError>;
 
     /// The entries holding the query's rarer terms ([`drivers`]), ranked by [`rank`]; with
     /// `meaning` (the query's vector), [`fuse`]d with the entries [`nearest`](Self::nearest) it.
@@ -168,15 +153,6 @@ pub trait MemoryStore: Send + Sync {
         limit: u32,
     ) -> Result<Vec<Thread>, StoreError>;
 
-    /// Appends, in order, the `entries` the thread does not hold yet (the same summary and
-    /// timestamp), so that importing twice changes nothing. Returns how many it appended.
-    async fn import(
-        &self,
-        ns: &Namespace,
-        thread: &ThreadId,
-        entries: &[Entry],
-    ) -> Result<u64, StoreError>;
-
     /// Removes every thread and the profile of the namespace; returns the threads it held.
     async fn delete_namespace(&self, ns: &Namespace) -> Result<Counts, StoreError>;
 
@@ -204,19 +180,8 @@ pub trait MemoryStore: Send + Sync {
     /// Every version of the profile it keeps, oldest first.
     async fn profile_versions(&self, ns: &Namespace) -> Result<Vec<Profile>, StoreError>;
 
-    /// Adds the `versions` it does not hold (by number), then keeps the newest
-    /// [`KEPT_PROFILE_VERSIONS`](crate::domain::KEPT_PROFILE_VERSIONS); returns how many it
-    /// added, so that importing twice changes nothing.
-    async fn import_profile(&self, ns: &Namespace, versions: &[Profile])
-    -> Result<u64, StoreError>;
-
     /// Forgets every version of the profile; returns how many there were.
     async fn forget_profile(&self, ns: &Namespace) -> Result<u64, StoreError>;
-
-    /// Brings what is stored up to this version's layout, all of it at once and without the
-    /// store time limit (`kioku migrate`); answers how many threads it changed. Idempotent, and
-    /// safe beside a serving kioku.
-    async fn migrate(&self) -> Result<u64, StoreError>;
 
     /// Succeeds when the store can serve requests.
     async fn ping(&self) -> Result<(), StoreError>;

@@ -156,7 +156,7 @@ mod tests {
 
     use super::*;
     use crate::domain::{Entry, Profile, ThreadId, Writer};
-    use crate::store::SqliteStore;
+    use crate::store::{Maintenance, SqliteStore};
 
     /// Pages end and begin between lines: every thread once, by id, then the profile; and a
     /// namespace holding only a profile.
@@ -164,7 +164,7 @@ mod tests {
     async fn an_export_crosses_pages_and_namespaces() {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(&dir.path().join("kioku.sqlite3"), Duration::from_secs(5));
-        let store: Arc<dyn MemoryStore> = Arc::new(store.unwrap());
+        let store = Arc::new(store.unwrap());
         let many = Namespace::named("many").unwrap();
         let profile_only = Namespace::named("p").unwrap();
         let threads = THREADS_PER_PAGE as usize * 2 + 1;

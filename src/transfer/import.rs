@@ -7,7 +7,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 
 use super::{ProfileRecord, ThreadRecord, TransferError};
 use crate::domain::{Entry, Namespace, Profile, Summary, ThreadId, Writer, check_profile};
-use crate::store::{MemoryStore, StoreError};
+use crate::store::{Maintenance, StoreError};
 
 /// The longest texts an import takes, as a save and a profile rewrite take them.
 #[derive(Debug, Clone, Copy)]
@@ -82,7 +82,7 @@ const MAX_CLOCK_SKEW: TimeDelta = TimeDelta::minutes(5);
 /// line is reported to `on_bad` and skipped; only a store failure stops the import (run it
 /// again: lines already imported change nothing). `on_line` hears how many bytes each line took.
 pub async fn import(
-    store: &dyn MemoryStore,
+    store: &dyn Maintenance,
     input: impl BufRead,
     renames: &Renames,
     limits: TextLimits,

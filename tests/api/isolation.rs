@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use kioku::domain::{Entry, MAX_QUERY_WORDS, Namespace, ThreadId};
-use kioku::store::{MemoryStore, SqliteStore};
+use kioku::store::{Maintenance, SqliteStore};
 
 use crate::helpers::{ALICE, BOB, data_file, spawn_app_with};
 

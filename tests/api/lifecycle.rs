@@ -110,7 +110,7 @@ async fn saves_drop_what_the_limits_do_not_keep(store: StoreKind) {
 async fn seed(store: StoreKind, data_dir: &std::path::Path, ns: &str, entries: &[Entry]) {
     let mut settings = settings(data_dir);
     on_store(&mut settings, store);
-    let store = open_store(&settings).await.unwrap().memory;
+    let store = open_store(&settings).await.unwrap().maintenance;
     let ns = Namespace::named(ns).unwrap();
     let thread = ThreadId::parse("seeded").unwrap();
     store.import(&ns, &thread, entries).await.unwrap();

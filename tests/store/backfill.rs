@@ -7,7 +7,7 @@ use std::time::Duration;
 use firestore::gcloud_sdk::google::firestore::v1::Document;
 use firestore::gcloud_sdk::google::firestore::v1::value::ValueType;
 use kioku::domain::{Entry, Filter, Namespace, Page, PageBuilder, ThreadId};
-use kioku::store::{FirestoreStore, MemoryStore};
+use kioku::store::{FirestoreStore, Maintenance, MemoryStore};
 
 use crate::conformance::{KEEP_ALL, entry, namespace};
 use crate::firestore::connect;

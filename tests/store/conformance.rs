@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use futures::future::try_join_all;
 use kioku::domain::{Entry, Filter, Namespace, PageBuilder, Retention, Thread, ThreadId, Writer};
-use kioku::store::{Dropped, MemoryStore, SaveOutcome};
+use kioku::store::{Dropped, SaveOutcome};
 
 pub use crate::export::*;
 pub use crate::lifecycle::*;
@@ -24,7 +24,7 @@ pub const KEEP_ALL: Retention = Retention {
 };
 
 /// Everything the namespace holds, in one page.
-pub async fn load_all(store: &impl MemoryStore, ns: &Namespace) -> Vec<Thread> {
+pub async fn load_all(store: &impl crate::Backend, ns: &Namespace) -> Vec<Thread> {
     store
         .page(ns, &Filter::default(), PageBuilder::new(usize::MAX))
         .await
@@ -38,7 +38,7 @@ pub fn summary_set(thread: &Thread) -> HashSet<String> {
 }
 
 /// The namespace's threads by id, read a few at a time as an export reads them.
-pub async fn all_threads(store: &impl MemoryStore, ns: &Namespace) -> Vec<Thread> {
+pub async fn all_threads(store: &impl crate::Backend, ns: &Namespace) -> Vec<Thread> {
     let mut threads: Vec<Thread> = Vec::new();
     loop {
         let after = threads.last().map(|thread| thread.id.as_str());
@@ -52,7 +52,7 @@ pub async fn all_threads(store: &impl MemoryStore, ns: &Namespace) -> Vec<Thread
 }
 
 /// How many threads the namespace holds.
-pub async fn thread_count(store: &impl MemoryStore, ns: &Namespace) -> usize {
+pub async fn thread_count(store: &impl crate::Backend, ns: &Namespace) -> usize {
     all_threads(store, ns).await.len()
 }
 
@@ -74,13 +74,13 @@ pub fn thread(id: &str) -> ThreadId {
     ThreadId::parse(id).unwrap()
 }
 
-pub async fn an_unknown_namespace_is_empty(store: &impl MemoryStore) {
+pub async fn an_unknown_namespace_is_empty(store: &impl crate::Backend) {
     let ns = namespace();
     assert_eq!(thread_count(store, &ns).await, 0);
     assert!(load_all(store, &ns).await.is_empty());
 }
 
-pub async fn a_saved_entry_loads_back_exactly(store: &impl MemoryStore) {
+pub async fn a_saved_entry_loads_back_exactly(store: &impl crate::Backend) {
     let ns = namespace();
     let saved = entry(
         "要約: 🎌 \u{200f}עברית\u{200b} \"quotes\" \\ tab\there\r\nnext line",
@@ -103,7 +103,7 @@ pub async fn a_saved_entry_loads_back_exactly(store: &impl MemoryStore) {
     assert_eq!(threads[0].entries, vec![saved]);
 }
 
-pub async fn entries_come_oldest_first_and_threads_most_recent_first(store: &impl MemoryStore) {
+pub async fn entries_come_oldest_first_and_threads_most_recent_first(store: &impl crate::Backend) {
     let ns = namespace();
     let saves = [
         ("a", "a1"),
@@ -131,7 +131,7 @@ pub async fn entries_come_oldest_first_and_threads_most_recent_first(store: &imp
     assert_eq!(thread_count(store, &ns).await, 3);
 }
 
-pub async fn namespaces_never_see_each_other(store: &impl MemoryStore) {
+pub async fn namespaces_never_see_each_other(store: &impl crate::Backend) {
     let (alice, bob) = (namespace(), namespace());
     let prefix = Namespace::named(&alice.name()[..alice.name().len() - 1]).unwrap();
     store
@@ -175,7 +175,7 @@ pub async fn namespaces_never_see_each_other(store: &impl MemoryStore) {
 }
 
 /// Concurrent appends to one thread all land: none overwrites another.
-pub async fn parallel_saves_to_one_thread_all_land(store: &impl MemoryStore) {
+pub async fn parallel_saves_to_one_thread_all_land(store: &impl crate::Backend) {
     let ns = namespace();
     let id = thread("busy");
     let expected: HashSet<String> = (0..200).map(|i| format!("entry {i}")).collect();
@@ -192,7 +192,7 @@ pub async fn parallel_saves_to_one_thread_all_land(store: &impl MemoryStore) {
     assert_eq!(summary_set(&threads[0]), expected);
 }
 
-pub async fn parallel_saves_across_threads_are_all_counted(store: &impl MemoryStore) {
+pub async fn parallel_saves_across_threads_are_all_counted(store: &impl crate::Backend) {
     let ns = namespace();
     let saves = (0..100).map(|i| (thread(&format!("t{}", i % 5)), entry(&format!("e{i}"), "t")));
     let saves: Vec<_> = saves.collect();
@@ -208,13 +208,13 @@ pub async fn parallel_saves_across_threads_are_all_counted(store: &impl MemorySt
     assert_eq!(threads.iter().map(|t| t.entries.len()).sum::<usize>(), 100);
 }
 
-pub async fn a_ready_store_answers_ping(store: &impl MemoryStore) {
+pub async fn a_ready_store_answers_ping(store: &impl crate::Backend) {
     store.ping().await.unwrap();
 }
 
 /// Saves `summaries` to `thread` a second apart from `start` (Tokyo time), in order.
 pub async fn save_at(
-    store: &impl MemoryStore,
+    store: &impl crate::Backend,
     ns: &Namespace,
     id: &str,
     start: u32,
@@ -253,7 +253,7 @@ fn ids_and_summaries(threads: &[Thread]) -> Vec<(String, Vec<String>)> {
 }
 
 /// A three-thread namespace saved over time: a at 0-2 s, b at 3-4 s, a again at 5 s, c at 6 s.
-async fn timeline(store: &impl MemoryStore) -> Namespace {
+async fn timeline(store: &impl crate::Backend) -> Namespace {
     let ns = namespace();
     save_at(store, &ns, "a", 0, &["a0 記憶", "a1", "a2"]).await;
     save_at(store, &ns, "b", 3, &["b3", "b4 記憶"]).await;
@@ -269,7 +269,7 @@ fn owned(expected: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-pub async fn filters_select_threads_times_and_counts(store: &impl MemoryStore) {
+pub async fn filters_select_threads_times_and_counts(store: &impl crate::Backend) {
     let ns = timeline(store).await;
     let ns = &ns;
     let page = |filter: Filter| async move {
@@ -330,7 +330,7 @@ pub async fn filters_select_threads_times_and_counts(store: &impl MemoryStore) {
 
 /// A small budget cuts the page; following `next_before` reaches every entry exactly once.
 pub async fn a_cut_page_counts_what_it_left_out_and_the_cursor_reaches_it(
-    store: &impl MemoryStore,
+    store: &impl crate::Backend,
 ) {
     let ns = timeline(store).await;
     let mut seen = Vec::new();

@@ -2,13 +2,12 @@
 //! for every backend through `conformance_suite!`.
 
 use kioku::domain::{Thread, ThreadId};
-use kioku::store::MemoryStore;
 
 use crate::conformance::{KEEP_ALL, entry, namespace};
 
 /// Paging by id reaches every thread of the namespace once, in byte order of their ids, each
 /// with its entries in save order; a full last page is followed by an empty one.
-pub async fn pages_of_threads_reach_every_thread_once_by_id(store: &impl MemoryStore) {
+pub async fn pages_of_threads_reach_every_thread_once_by_id(store: &impl crate::Backend) {
     let (ns, other) = (namespace(), namespace());
     let ids = ["b", "a-b", "a", "Z", "10", "9", "スレッド", "c"];
     for (i, id) in ids.iter().enumerate() {

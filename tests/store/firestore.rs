@@ -10,7 +10,7 @@ use std::num::NonZeroU32;
 
 use chrono::{SecondsFormat, TimeDelta, Utc};
 use kioku::domain::{Entry, Filter, PageBuilder, Retention, ThreadId};
-use kioku::store::{Dropped, FirestoreStore, MemoryStore, StoreError};
+use kioku::store::{Dropped, FirestoreStore, Maintenance, MemoryStore, StoreError};
 
 use crate::conformance::{KEEP_ALL, entry, load_all, namespace, thread_count};
 use crate::needs;

@@ -4,7 +4,7 @@
 use std::num::NonZeroU32;
 
 use kioku::domain::{Entry, Namespace, Retention, Thread, ThreadId, entry_micros};
-use kioku::store::{Counts, Dropped, MemoryStore};
+use kioku::store::{Counts, Dropped};
 
 use crate::conformance::{KEEP_ALL, all_threads, entry, load_all, namespace, thread_count};
 
@@ -14,7 +14,7 @@ fn thread(id: &str) -> ThreadId {
 
 /// Saves `summary` at `second` past a fixed minute.
 async fn save(
-    store: &impl MemoryStore,
+    store: &impl crate::Backend,
     ns: &Namespace,
     id: &str,
     summary: &str,
@@ -55,7 +55,7 @@ fn owned(expected: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-pub async fn forgetting_a_thread_removes_it_whole(store: &impl MemoryStore) {
+pub async fn forgetting_a_thread_removes_it_whole(store: &impl crate::Backend) {
     let ns = namespace();
     for (id, summary, second) in [("t1", "a", 1), ("t1", "b", 2), ("t2", "c", 3)] {
         save(store, &ns, id, summary, second, &KEEP_ALL).await;
@@ -77,7 +77,7 @@ pub async fn forgetting_a_thread_removes_it_whole(store: &impl MemoryStore) {
     assert_eq!(again, Counts::default());
 }
 
-pub async fn forgetting_one_entry_keeps_the_rest(store: &impl MemoryStore) {
+pub async fn forgetting_one_entry_keeps_the_rest(store: &impl crate::Backend) {
     let ns = namespace();
     let id = thread("t");
     for (summary, second) in [("a", 1), ("b", 2), ("c", 3)] {
@@ -126,7 +126,7 @@ pub async fn forgetting_one_entry_keeps_the_rest(store: &impl MemoryStore) {
     assert_eq!(thread_count(store, &ns).await, 0);
 }
 
-pub async fn a_thread_keeps_at_most_its_entry_limit(store: &impl MemoryStore) {
+pub async fn a_thread_keeps_at_most_its_entry_limit(store: &impl crate::Backend) {
     let ns = namespace();
     let two = Retention {
         max_entries_per_thread: NonZeroU32::new(2),
@@ -143,7 +143,7 @@ pub async fn a_thread_keeps_at_most_its_entry_limit(store: &impl MemoryStore) {
     );
 }
 
-pub async fn a_namespace_keeps_at_most_its_thread_limit(store: &impl MemoryStore) {
+pub async fn a_namespace_keeps_at_most_its_thread_limit(store: &impl crate::Backend) {
     let ns = namespace();
     let two = Retention {
         max_threads: NonZeroU32::new(2),
@@ -168,7 +168,7 @@ pub async fn a_namespace_keeps_at_most_its_thread_limit(store: &impl MemoryStore
     assert_eq!(thread_count(store, &ns).await, 2);
 }
 
-pub async fn import_appends_only_what_is_missing(store: &impl MemoryStore) {
+pub async fn import_appends_only_what_is_missing(store: &impl crate::Backend) {
     let ns = namespace();
     let id = thread("imported");
     let (a, b, c) = (entry("a", &at(1)), entry("b", &at(2)), entry("c", &at(3)));
@@ -188,7 +188,7 @@ pub async fn import_appends_only_what_is_missing(store: &impl MemoryStore) {
     assert_eq!(all_threads(store, &ns).await, [expected]);
 }
 
-pub async fn threads_and_namespaces_list_what_is_held(store: &impl MemoryStore) {
+pub async fn threads_and_namespaces_list_what_is_held(store: &impl crate::Backend) {
     let (one, two) = (namespace(), namespace());
     let saves: [(&_, &str, Entry); 3] = [
         (&one, "b", entry("b1", &at(1))),
@@ -233,7 +233,7 @@ pub async fn threads_and_namespaces_list_what_is_held(store: &impl MemoryStore) 
     assert!(names.is_sorted(), "{names:?}");
 }
 
-pub async fn deleting_a_namespace_removes_only_it(store: &impl MemoryStore) {
+pub async fn deleting_a_namespace_removes_only_it(store: &impl crate::Backend) {
     let (gone, kept) = (namespace(), namespace());
     for (ns, id) in [(&gone, "a"), (&gone, "b"), (&kept, "a")] {
         store

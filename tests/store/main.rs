@@ -1,5 +1,12 @@
 //! The conformance suites, run against every backend: `MemoryStore`'s and `GrantStore`'s.
 
+use kioku::store::{Maintenance, MemoryStore};
+
+/// What the suites hold a backend to: the calls of a request, and whole-store work.
+pub trait Backend: MemoryStore + Maintenance {}
+
+impl<S: MemoryStore + Maintenance> Backend for S {}
+
 mod backfill;
 mod conformance;
 mod export;
@@ -89,5 +96,5 @@ mod sqlite {
         assert_eq!(store.purge_before(cutoff).await.unwrap(), 0);
     }
 
-    use kioku::store::MemoryStore;
+    use kioku::store::{Maintenance, MemoryStore};
 }

@@ -5,7 +5,6 @@
 use std::collections::HashSet;
 
 use kioku::domain::{Filter, Located, Namespace, Page, PageBuilder, ThreadId, entry_micros};
-use kioku::store::MemoryStore;
 
 use crate::conformance::{KEEP_ALL, entry, namespace};
 
@@ -26,7 +25,7 @@ fn stamp(second: usize) -> String {
 
 /// 30 threads saved to in three rounds, so that each thread's entries lie between other
 /// threads'; with `ties`, in the third round threads saved in threes, at the same second.
-async fn rounds(store: &impl MemoryStore, ties: bool) -> (Namespace, Vec<Located>) {
+async fn rounds(store: &impl crate::Backend, ties: bool) -> (Namespace, Vec<Located>) {
     let ns = namespace();
     let mut saved = Vec::new();
     for round in 0..ROUNDS {
@@ -88,7 +87,7 @@ fn distinct_threads(items: &[Located]) -> usize {
 /// Pages through `filter` with a small budget: each page the next entries of `expected`,
 /// what it left out counted, every entry reached once.
 async fn pages_through(
-    store: &impl MemoryStore,
+    store: &impl crate::Backend,
     ns: &Namespace,
     filter: Filter,
     expected: &[Located],
@@ -127,7 +126,7 @@ async fn pages_through(
     assert!(pages > 3, "the budget cut several times: {pages} pages");
 }
 
-pub async fn pages_over_many_threads_follow_load_order(store: &impl MemoryStore) {
+pub async fn pages_over_many_threads_follow_load_order(store: &impl crate::Backend) {
     let (ns, saved) = rounds(store, false).await;
     pages_through(store, &ns, Filter::default(), &saved).await;
     let since = entry_micros(&stamp(100 + 10));
@@ -141,13 +140,13 @@ pub async fn pages_over_many_threads_follow_load_order(store: &impl MemoryStore)
 
 /// Saves at the same instant are never split across pages: the cursor is a time, so a page
 /// that ended inside such a group would leave the rest of it behind its own cursor.
-pub async fn pages_never_part_saves_made_at_the_same_instant(store: &impl MemoryStore) {
+pub async fn pages_never_part_saves_made_at_the_same_instant(store: &impl crate::Backend) {
     let (ns, saved) = rounds(store, true).await;
     pages_through(store, &ns, Filter::default(), &saved).await;
 }
 
 /// `limit` keeps the threads saved to most recently, and a cut page counts only theirs.
-pub async fn a_limited_load_over_many_threads_counts_only_its_threads(store: &impl MemoryStore) {
+pub async fn a_limited_load_over_many_threads_counts_only_its_threads(store: &impl crate::Backend) {
     let (ns, saved) = rounds(store, true).await;
     let limit = 7;
     let mut kept: Vec<String> = Vec::new();

@@ -4,7 +4,6 @@ use std::num::NonZeroU32;
 
 use futures::future::join_all;
 use kioku::domain::{Namespace, Profile, ProfileDraft, ProfileWrite, Retention, ThreadId, Writer};
-use kioku::store::MemoryStore;
 
 use crate::conformance::{KEEP_ALL, entry, load_all, namespace};
 
@@ -20,7 +19,7 @@ fn draft(text: &str, expected: Option<u64>) -> ProfileDraft {
 }
 
 async fn write(
-    store: &impl MemoryStore,
+    store: &impl crate::Backend,
     ns: &Namespace,
     text: &str,
     expected: Option<u64>,
@@ -32,7 +31,7 @@ async fn write(
 }
 
 /// Writes `text` and answers the version it became.
-async fn written(store: &impl MemoryStore, ns: &Namespace, text: &str) -> Profile {
+async fn written(store: &impl crate::Backend, ns: &Namespace, text: &str) -> Profile {
     match write(store, ns, text, None).await {
         ProfileWrite::Written(profile) => profile,
         conflict => panic!("not written: {conflict:?}"),
@@ -49,7 +48,7 @@ fn version(text: &str, version: u64, updated_at: &str) -> Profile {
 }
 
 pub async fn a_repeated_save_stores_nothing_and_answers_the_entry_it_repeats(
-    store: &impl MemoryStore,
+    store: &impl crate::Backend,
 ) {
     let ns = namespace();
     let id = ThreadId::parse("t").unwrap();
@@ -82,7 +81,7 @@ pub async fn a_repeated_save_stores_nothing_and_answers_the_entry_it_repeats(
     assert_eq!(summaries, ["要約", "要約", "別の要約"]);
 }
 
-pub async fn a_profile_is_read_now_or_at_a_kept_version(store: &impl MemoryStore) {
+pub async fn a_profile_is_read_now_or_at_a_kept_version(store: &impl crate::Backend) {
     let ns = namespace();
     assert_eq!(store.profile(&ns, None, None).await.unwrap(), None);
     let first = written(store, &ns, "Rust が好き").await;
@@ -109,7 +108,7 @@ pub async fn a_profile_is_read_now_or_at_a_kept_version(store: &impl MemoryStore
 }
 
 pub async fn a_rewrite_from_a_stale_version_conflicts_with_the_current_one(
-    store: &impl MemoryStore,
+    store: &impl crate::Backend,
 ) {
     let ns = namespace();
     assert_eq!(
@@ -132,7 +131,7 @@ pub async fn a_rewrite_from_a_stale_version_conflicts_with_the_current_one(
     assert_eq!(store.profile(&ns, None, None).await.unwrap(), Some(second));
 }
 
-pub async fn of_concurrent_rewrites_from_one_version_one_lands(store: &impl MemoryStore) {
+pub async fn of_concurrent_rewrites_from_one_version_one_lands(store: &impl crate::Backend) {
     let ns = namespace();
     let rewrites = (0..8).map(|i| {
         let draft = draft(&format!("rewrite {i}"), Some(0));
@@ -157,7 +156,7 @@ pub async fn of_concurrent_rewrites_from_one_version_one_lands(store: &impl Memo
     }
 }
 
-pub async fn a_profile_keeps_its_newest_twenty_versions(store: &impl MemoryStore) {
+pub async fn a_profile_keeps_its_newest_twenty_versions(store: &impl crate::Backend) {
     let ns = namespace();
     for i in 1..=23 {
         written(store, &ns, &format!("version {i}")).await;
@@ -183,7 +182,7 @@ pub async fn a_profile_keeps_its_newest_twenty_versions(store: &impl MemoryStore
 }
 
 pub async fn a_profile_is_forgotten_deleted_and_listed_with_its_namespace(
-    store: &impl MemoryStore,
+    store: &impl crate::Backend,
 ) {
     let (only_profile, both) = (namespace(), namespace());
     written(store, &only_profile, "a").await;
@@ -230,7 +229,7 @@ pub async fn a_profile_is_forgotten_deleted_and_listed_with_its_namespace(
     assert_eq!(written(store, &only_profile, "d").await.version, 1);
 }
 
-pub async fn profile_versions_import_once_and_keep_the_newest(store: &impl MemoryStore) {
+pub async fn profile_versions_import_once_and_keep_the_newest(store: &impl crate::Backend) {
     let (from, to) = (namespace(), namespace());
     for i in 1..=3 {
         written(store, &from, &format!("v{i}")).await;
@@ -253,7 +252,7 @@ pub async fn profile_versions_import_once_and_keep_the_newest(store: &impl Memor
     assert_eq!(kept, many[5..]);
 }
 
-pub async fn profile_versions_past_their_age_are_not_current(store: &impl MemoryStore) {
+pub async fn profile_versions_past_their_age_are_not_current(store: &impl crate::Backend) {
     let ns = namespace();
     let old = version("old", 1, "2020-01-01T00:00:00Z");
     store

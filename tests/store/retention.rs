@@ -8,7 +8,6 @@ use std::num::NonZeroU32;
 use chrono::{SecondsFormat, TimeDelta, Utc};
 use futures::future::try_join_all;
 use kioku::domain::{Entry, Retention, ThreadId};
-use kioku::store::MemoryStore;
 
 use crate::conformance::{KEEP_ALL, entry, load_all, namespace, summary_set};
 
@@ -27,7 +26,7 @@ fn summaries(entries: &[Entry]) -> Vec<&str> {
     entries.iter().map(|e| e.summary.as_str()).collect()
 }
 
-pub async fn parallel_saves_with_every_limit_set_all_land(store: &impl MemoryStore) {
+pub async fn parallel_saves_with_every_limit_set_all_land(store: &impl crate::Backend) {
     let ns = namespace();
     let id = ThreadId::parse("busy").unwrap();
     let expected: HashSet<String> = (0..20).map(|i| format!("entry {i}")).collect();
@@ -42,7 +41,7 @@ pub async fn parallel_saves_with_every_limit_set_all_land(store: &impl MemorySto
     assert_eq!(summary_set(&load_all(store, &ns).await[0]), expected);
 }
 
-pub async fn entries_past_their_age_are_never_a_saves_drops(store: &impl MemoryStore) {
+pub async fn entries_past_their_age_are_never_a_saves_drops(store: &impl crate::Backend) {
     let ns = namespace();
     let id = ThreadId::parse("t").unwrap();
     let old = entry("old", &days_ago(30));

@@ -2,13 +2,12 @@
 //! width, script and word form, and keep its index exact however entries go.
 
 use kioku::domain::{Filter, Namespace, Query, entry_micros};
-use kioku::store::MemoryStore;
 
 use crate::conformance::{entry, namespace, save_at, thread};
 
 /// The (thread, summary) pairs a search for `q` answers, best first.
 pub async fn search_for(
-    store: &impl MemoryStore,
+    store: &impl crate::Backend,
     ns: &Namespace,
     filter: &Filter,
     q: &str,
@@ -25,7 +24,7 @@ pub async fn search_for(
 }
 
 /// The threads a search for `q` answers, best first.
-async fn threads_for(store: &impl MemoryStore, ns: &Namespace, q: &str) -> Vec<String> {
+async fn threads_for(store: &impl crate::Backend, ns: &Namespace, q: &str) -> Vec<String> {
     search_for(store, ns, &Filter::default(), q)
         .await
         .into_iter()
@@ -33,7 +32,7 @@ async fn threads_for(store: &impl MemoryStore, ns: &Namespace, q: &str) -> Vec<S
         .collect()
 }
 
-pub async fn search_folds_width_and_case_and_keeps_to_the_filter(store: &impl MemoryStore) {
+pub async fn search_folds_width_and_case_and_keeps_to_the_filter(store: &impl crate::Backend) {
     let ns = namespace();
     save_at(store, &ns, "x", 0, &["API の設計", "関係ない"]).await;
     save_at(store, &ns, "y", 3, &["ｶﾀｶﾅ と ＡＰＩ"]).await;
@@ -63,7 +62,7 @@ pub async fn search_folds_width_and_case_and_keeps_to_the_filter(store: &impl Me
 
 /// `both` holds both terms; `rare` only the rarer one; the others only the common one, all of
 /// one length, so recency orders them.
-pub async fn search_ranks_rarer_and_more_terms_first_then_recency(store: &impl MemoryStore) {
+pub async fn search_ranks_rarer_and_more_terms_first_then_recency(store: &impl crate::Backend) {
     let ns = namespace();
     save_at(store, &ns, "old", 0, &["rust compiler upgrade"]).await;
     save_at(store, &ns, "both", 1, &["rust sqlite upgrade"]).await;
@@ -77,7 +76,7 @@ pub async fn search_ranks_rarer_and_more_terms_first_then_recency(store: &impl M
     );
 }
 
-pub async fn search_needs_only_some_of_the_words(store: &impl MemoryStore) {
+pub async fn search_needs_only_some_of_the_words(store: &impl crate::Backend) {
     let ns = namespace();
     save_at(
         store,
@@ -99,7 +98,7 @@ pub async fn search_needs_only_some_of_the_words(store: &impl MemoryStore) {
     );
 }
 
-pub async fn search_segments_japanese_and_falls_back_to_bigrams(store: &impl MemoryStore) {
+pub async fn search_segments_japanese_and_falls_back_to_bigrams(store: &impl crate::Backend) {
     let ns = namespace();
     save_at(store, &ns, "tokyo", 0, &["来月から東京都に住んでいます"]).await;
     save_at(store, &ns, "osaka", 1, &["大阪の会社で働いています"]).await;
@@ -121,7 +120,7 @@ pub async fn search_segments_japanese_and_falls_back_to_bigrams(store: &impl Mem
     assert_eq!(threads_for(store, &ns, "ﾎﾟﾁｮﾑｷﾝ").await, ["name"]);
 }
 
-pub async fn search_matches_word_forms_by_their_stem(store: &impl MemoryStore) {
+pub async fn search_matches_word_forms_by_their_stem(store: &impl crate::Backend) {
     let ns = namespace();
     save_at(
         store,
@@ -136,7 +135,7 @@ pub async fn search_matches_word_forms_by_their_stem(store: &impl MemoryStore) {
     assert_eq!(threads_for(store, &ns, "marathon runs").await, ["a"]);
 }
 
-pub async fn imported_entries_are_found_and_past_their_age_are_not(store: &impl MemoryStore) {
+pub async fn imported_entries_are_found_and_past_their_age_are_not(store: &impl crate::Backend) {
     let ns = namespace();
     let entries = [
         entry("harbour lighthouse", "2025-08-19T10:00:00.000000+09:00"),

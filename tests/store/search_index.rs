@@ -6,7 +6,6 @@
 use std::num::NonZeroU32;
 
 use kioku::domain::{Filter, Namespace, Query, Retention};
-use kioku::store::MemoryStore;
 
 use crate::conformance::{KEEP_ALL, entry, namespace, thread};
 use crate::search::search_for;
@@ -20,18 +19,18 @@ fn query(raw: &str) -> Query {
 }
 
 /// The threads and summaries a search finds, best first.
-async fn found(store: &impl MemoryStore, ns: &Namespace, q: &str) -> Vec<(String, String)> {
+async fn found(store: &impl crate::Backend, ns: &Namespace, q: &str) -> Vec<(String, String)> {
     search_for(store, ns, &Filter::default(), q).await
 }
 
 /// How many of the namespace's documents hold each of the question's terms.
-async fn holding(store: &impl MemoryStore, ns: &Namespace, q: &str) -> Vec<u64> {
+async fn holding(store: &impl crate::Backend, ns: &Namespace, q: &str) -> Vec<u64> {
     store.term_counts(ns, &query(q)).await.unwrap().counts
 }
 
 /// One entry a thread, so that the stores' documents (entries on SQLite, threads on Firestore)
 /// count alike.
-async fn one_each(store: &impl MemoryStore, ns: &Namespace, threads: &[(&str, &str)]) {
+async fn one_each(store: &impl crate::Backend, ns: &Namespace, threads: &[(&str, &str)]) {
     for (second, (id, summary)) in threads.iter().enumerate() {
         store
             .save(
@@ -48,7 +47,7 @@ async fn one_each(store: &impl MemoryStore, ns: &Namespace, threads: &[(&str, &s
 
 /// Any term finds an entry; a rarer term outweighs a common one, and a short entry a long one
 /// holding the same terms.
-pub async fn search_ranks_any_of_the_terms_rarest_first(store: &impl MemoryStore) {
+pub async fn search_ranks_any_of_the_terms_rarest_first(store: &impl crate::Backend) {
     let ns = namespace();
     one_each(
         store,
@@ -85,7 +84,7 @@ pub async fn search_ranks_any_of_the_terms_rarest_first(store: &impl MemoryStore
 
 /// Saves to a thread (the first, then appends), an import, and forgetting one entry or a whole
 /// thread leave the counts exact: a forgotten entry's own term no longer finds its thread.
-pub async fn saves_imports_and_forgets_keep_the_index_exact(store: &impl MemoryStore) {
+pub async fn saves_imports_and_forgets_keep_the_index_exact(store: &impl crate::Backend) {
     let ns = namespace();
     let id = thread("t");
     let first = entry("alpha gone", &at(1));
@@ -113,7 +112,7 @@ pub async fn saves_imports_and_forgets_keep_the_index_exact(store: &impl MemoryS
 }
 
 /// An entry the thread's cap drops is found no more, nor counted.
-pub async fn entries_a_cap_drops_leave_the_index(store: &impl MemoryStore) {
+pub async fn entries_a_cap_drops_leave_the_index(store: &impl crate::Backend) {
     let ns = namespace();
     let id = thread("capped");
     let one = Retention {

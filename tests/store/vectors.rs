@@ -9,7 +9,7 @@ use std::num::NonZeroU32;
 use kioku::domain::{
     Embedded, Filter, Located, ModelId, Namespace, Retention, ThreadId, Vector, entry_micros,
 };
-use kioku::store::{EntryKey, MemoryStore, Unembedded};
+use kioku::store::{EntryKey, Unembedded};
 
 use crate::conformance::{KEEP_ALL, entry, namespace};
 
@@ -30,7 +30,7 @@ fn thread(id: &str) -> ThreadId {
 
 /// Saves to the thread `id` an entry whose summary is `id` and the namespace's name: the
 /// backfill's calls answer entries of every namespace, and tests share a database.
-async fn save(store: &impl MemoryStore, ns: &Namespace, id: &str, at: &str, v: [f32; 3]) {
+async fn save(store: &impl crate::Backend, ns: &Namespace, id: &str, at: &str, v: [f32; 3]) {
     let e = entry(&mine(ns, id), &format!("2025-01-01T00:00:{at}Z"));
     store
         .save(ns, &thread(id), &e, Some(&embedded(v)), &KEEP_ALL)
@@ -38,7 +38,7 @@ async fn save(store: &impl MemoryStore, ns: &Namespace, id: &str, at: &str, v: [
         .unwrap();
 }
 
-async fn nearest(store: &impl MemoryStore, ns: &Namespace, filter: &Filter) -> Vec<String> {
+async fn nearest(store: &impl crate::Backend, ns: &Namespace, filter: &Filter) -> Vec<String> {
     let query = embedded([1.0, 0.0, 0.0]);
     let found = store.nearest(ns, filter, &query).await.unwrap();
     found.into_iter().map(|l| l.thread_id).collect()
@@ -50,7 +50,7 @@ fn mine(ns: &Namespace, summary: &str) -> String {
 
 /// Every entry the store holds without a vector of `model`, after `after`, batch by batch.
 async fn unembedded(
-    store: &impl MemoryStore,
+    store: &impl crate::Backend,
     model: &ModelId,
     after: Option<&EntryKey>,
 ) -> Vec<Unembedded> {
@@ -66,7 +66,7 @@ async fn unembedded(
 }
 
 pub async fn vectors_are_searched_nearest_first_and_forgotten_with_their_entries(
-    store: &impl MemoryStore,
+    store: &impl crate::Backend,
 ) {
     let (ns, other) = (namespace(), namespace());
     save(store, &ns, "far", "01", [0.0, 1.0, 0.0]).await;
@@ -105,7 +105,7 @@ pub async fn vectors_are_searched_nearest_first_and_forgotten_with_their_entries
 }
 
 pub async fn the_backfill_finds_entries_without_a_vector_newest_first_and_resumes(
-    store: &impl MemoryStore,
+    store: &impl crate::Backend,
 ) {
     let ns = namespace();
     let times = [
@@ -165,7 +165,7 @@ pub async fn the_backfill_finds_entries_without_a_vector_newest_first_and_resume
 }
 
 pub async fn vectors_go_with_entries_dropped_by_a_cap_or_forgotten_one_by_one(
-    store: &impl MemoryStore,
+    store: &impl crate::Backend,
 ) {
     let ns = namespace();
     let two = Retention {

@@ -2,7 +2,6 @@
 //! export pages and profile reads; what was stored without a writer stays without one.
 
 use kioku::domain::{Filter, Profile, ProfileDraft, ProfileWrite, Query, Writer};
-use kioku::store::MemoryStore;
 
 use crate::conformance::{KEEP_ALL, entry, load_all, namespace, thread};
 
@@ -25,7 +24,7 @@ fn writers() -> [Option<Writer>; 5] {
     ]
 }
 
-pub async fn every_read_gives_each_entry_its_writer(store: &impl MemoryStore) {
+pub async fn every_read_gives_each_entry_its_writer(store: &impl crate::Backend) {
     let ns = namespace();
     let mut saved = Vec::new();
     for (i, writer) in writers().into_iter().enumerate() {
@@ -72,7 +71,7 @@ pub async fn every_read_gives_each_entry_its_writer(store: &impl MemoryStore) {
     assert_eq!(found, expected, "a search");
 }
 
-pub async fn every_profile_version_keeps_its_writer(store: &impl MemoryStore) {
+pub async fn every_profile_version_keeps_its_writer(store: &impl crate::Backend) {
     let ns = namespace();
     let draft =
         ProfileDraft::parse("Rust を書く", None, 100, chrono_tz::Asia::Tokyo, app()).unwrap();

@@ -10,6 +10,7 @@ mod failure;
 mod grants;
 mod index;
 mod layout;
+mod maintenance;
 mod merge;
 mod ordered;
 mod profile;

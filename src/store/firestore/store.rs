@@ -9,19 +9,15 @@ use super::FirestoreStore;
 use super::calls::Tries;
 use super::failure::unavailable;
 use super::index::thread_terms;
-use super::layout::EMBEDDED_BY;
 use super::values::{
-    document_id, entry_value, entry_values, expiry, newest_entry, thread_entries, value_micros,
+    document_id, entry_values, expiry, newest_entry, thread_entries, value_micros,
 };
-use super::vectors::embedded_by;
-use super::writes::{append_write, delete_write, entries_write, with_field};
+use super::writes::{delete_write, entries_write};
 use crate::domain::{
     Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
     ProfileDraft, ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId, Vector,
 };
-use crate::store::{
-    Counts, Dropped, EntryKey, MemoryStore, NamespaceStats, SaveOutcome, StoreError, Unembedded,
-};
+use crate::store::{Counts, Dropped, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
 
 #[async_trait]
 impl MemoryStore for FirestoreStore {
@@ -153,19 +149,6 @@ impl MemoryStore for FirestoreStore {
         self.recent_entry_vectors(ns, thread, model, since).await
     }
 
-    async fn unembedded(
-        &self,
-        model: &ModelId,
-        after: Option<&EntryKey>,
-        limit: u32,
-    ) -> Result<Vec<Unembedded>, StoreError> {
-        self.unembedded_entries(model, after, limit).await
-    }
-
-    async fn put_vectors(&self, vectors: &[(EntryKey, Embedded)]) -> Result<u64, StoreError> {
-        self.put_entry_vectors(vectors).await
-    }
-
     async fn forget(
         &self,
         ns: &Namespace,
@@ -230,42 +213,6 @@ impl MemoryStore for FirestoreStore {
             .collect())
     }
 
-    async fn import(
-        &self,
-        ns: &Namespace,
-        thread: &ThreadId,
-        entries: &[Entry],
-    ) -> Result<u64, StoreError> {
-        let name = self.thread_path(ns, thread);
-        self.change(&name, |current| {
-            let held: Vec<Entry> = current
-                .map(|doc| {
-                    thread_entries(doc)
-                        .into_iter()
-                        .map(|item| item.entry)
-                        .collect()
-                })
-                .unwrap_or_default();
-            let mut missing: Vec<&Entry> = Vec::new();
-            for entry in entries {
-                if !held.contains(entry) && !missing.contains(&entry) {
-                    missing.push(entry);
-                }
-            }
-            let added = missing.len() as u64;
-            let missing: Vec<Value> = missing.into_iter().map(entry_value).collect();
-            let mut values = current.map(entry_values).unwrap_or_default();
-            values.extend(missing.iter().cloned());
-            let write = (added > 0).then(|| {
-                let terms = thread_terms(&values);
-                let write = append_write(&name, missing, &terms, None, Some(&values));
-                with_field(write, EMBEDDED_BY, embedded_by(current, None))
-            });
-            Ok((write, added))
-        })
-        .await
-    }
-
     async fn delete_namespace(&self, ns: &Namespace) -> Result<Counts, StoreError> {
         let documents = self.thread_documents(ns).await?;
         let held = Counts {
@@ -304,20 +251,8 @@ impl MemoryStore for FirestoreStore {
         self.profile_versions_of(ns).await
     }
 
-    async fn import_profile(
-        &self,
-        ns: &Namespace,
-        versions: &[Profile],
-    ) -> Result<u64, StoreError> {
-        self.import_profile_versions(ns, versions).await
-    }
-
     async fn forget_profile(&self, ns: &Namespace) -> Result<u64, StoreError> {
         self.forget_profile_versions(ns).await
-    }
-
-    async fn migrate(&self) -> Result<u64, StoreError> {
-        self.backfill(None).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -4,6 +4,7 @@
 
 mod grants;
 mod group_commit;
+mod maintenance;
 mod profile;
 mod readers;
 mod schema;

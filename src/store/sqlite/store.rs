@@ -7,15 +7,13 @@ use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter};
 
 use super::group_commit::{Queued, commit_queued};
-use super::sql::{counts, filter_sql, insert_entry, keep_newest_threads, located, writer};
+use super::sql::{counts, filter_sql, keep_newest_threads, located, writer};
 use super::{SqliteStore, Stop, profile, search, vectors};
 use crate::domain::{
     Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
     ProfileDraft, ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId, Vector,
 };
-use crate::store::{
-    Counts, EntryKey, MemoryStore, NamespaceStats, SaveOutcome, StoreError, Unembedded,
-};
+use crate::store::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
 
 #[async_trait]
 impl MemoryStore for SqliteStore {
@@ -139,35 +137,6 @@ impl MemoryStore for SqliteStore {
             .await
     }
 
-    async fn unembedded(
-        &self,
-        model: &ModelId,
-        after: Option<&EntryKey>,
-        limit: u32,
-    ) -> Result<Vec<Unembedded>, StoreError> {
-        let model = model.as_str().to_owned();
-        let before = after.map(vectors::seq_of).transpose()?;
-        self.read(move |conn| vectors::unembedded(conn, &model, before, limit))
-            .await
-    }
-
-    async fn put_vectors(&self, embedded: &[(EntryKey, Embedded)]) -> Result<u64, StoreError> {
-        let embedded = embedded
-            .iter()
-            .map(|(key, vector)| Ok((vectors::seq_of(key)?, vector.clone())))
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        self.run(Stop::WhenGivenUp, move |conn| {
-            let tx = conn.transaction()?;
-            let mut stored = 0;
-            for (seq, vector) in &embedded {
-                stored += vectors::insert_vector(&tx, *seq, vector)?;
-            }
-            tx.commit()?;
-            Ok(stored)
-        })
-        .await
-    }
-
     async fn forget(
         &self,
         ns: &Namespace,
@@ -273,35 +242,6 @@ impl MemoryStore for SqliteStore {
         .await
     }
 
-    async fn import(
-        &self,
-        ns: &Namespace,
-        thread: &ThreadId,
-        entries: &[Entry],
-    ) -> Result<u64, StoreError> {
-        let (ns, thread) = (ns.name().to_owned(), thread.as_str().to_owned());
-        let entries = entries.to_vec();
-        self.with_conn(move |conn| {
-            let tx = conn.transaction()?;
-            let mut added = 0;
-            for entry in &entries {
-                let held: bool = tx.query_row(
-                    "SELECT EXISTS (SELECT 1 FROM entries WHERE namespace = ?1 AND thread_id = ?2
-                                    AND summary = ?3 AND timestamp = ?4)",
-                    params![ns, thread, entry.summary, entry.timestamp],
-                    |row| row.get(0),
-                )?;
-                if !held {
-                    insert_entry(&tx, &ns, &thread, entry)?;
-                    added += 1;
-                }
-            }
-            tx.commit()?;
-            Ok(added)
-        })
-        .await
-    }
-
     async fn delete_namespace(&self, ns: &Namespace) -> Result<Counts, StoreError> {
         let ns = ns.name().to_owned();
         self.with_conn(move |conn| {
@@ -342,24 +282,9 @@ impl MemoryStore for SqliteStore {
         self.read(move |conn| profile::versions(conn, &ns)).await
     }
 
-    async fn import_profile(
-        &self,
-        ns: &Namespace,
-        versions: &[Profile],
-    ) -> Result<u64, StoreError> {
-        let (ns, versions) = (ns.name().to_owned(), versions.to_vec());
-        self.with_conn(move |conn| profile::import(conn, &ns, &versions))
-            .await
-    }
-
     async fn forget_profile(&self, ns: &Namespace) -> Result<u64, StoreError> {
         let ns = ns.name().to_owned();
         self.with_conn(move |conn| profile::forget(conn, &ns)).await
-    }
-
-    /// Migrations run as the database opens.
-    async fn migrate(&self) -> Result<u64, StoreError> {
-        Ok(0)
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
