@@ -17,11 +17,17 @@ mod secret;
 pub use oauth::{OAuthSettings, SignInMode};
 pub use secret::Secret;
 
+/// The server's flags are its own: `kioku [FLAGS]` and `kioku serve [FLAGS]` take them, and
+/// every other command reads the settings it needs (the store's, the schema's) from the
+/// environment alone, so that its `--help` shows only what is its own.
 #[derive(Debug, Parser)]
 #[command(
     name = "kioku",
     version,
-    about = "Memory for custom GPTs that outlives the chat thread"
+    about = "Memory for custom GPTs that outlives the chat thread",
+    args_conflicts_with_subcommands = true,
+    after_help = "Commands other than serve read the server's settings from the environment \
+                  (KIOKU_STORE, KIOKU_DATA_DIR, KIOKU_PUBLIC_URL, ...)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -33,7 +39,10 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the API (the default).
-    Serve,
+    Serve {
+        #[command(flatten)]
+        settings: Box<Settings>,
+    },
     /// Print a new random API token, for API_TOKENS.
     Token,
     /// Print the OpenAPI schema a GPT Action imports.
@@ -98,130 +107,115 @@ pub enum SchemaFormat {
 #[derive(Debug, Clone, Args)]
 pub struct Settings {
     /// Port to listen on.
-    #[arg(long, env = "PORT", default_value_t = 8080, global = true)]
+    #[arg(long, env = "PORT", default_value_t = 8080)]
     pub port: u16,
 
     /// Address to listen on [default: 127.0.0.1, or 0.0.0.0 on Cloud Run]
-    #[arg(long, env = "KIOKU_HOST", global = true)]
+    #[arg(long, env = "KIOKU_HOST")]
     pub host: Option<IpAddr>,
 
     /// Comma-separated tokens; `name:token` stores under namespace `name`, a bare `token` under
     /// itself (the original function's layout). Unset locally: a token is generated and kept in
     /// the data directory.
-    #[arg(long, env = "API_TOKENS", hide_env_values = true, global = true)]
+    #[arg(long, env = "API_TOKENS", hide_env_values = true)]
     pub api_tokens: Option<Secret>,
 
     /// Where memories are stored [default: sqlite, or firestore on Cloud Run]
-    #[arg(long, env = "KIOKU_STORE", value_enum, global = true)]
+    #[arg(long, env = "KIOKU_STORE", value_enum)]
     pub store: Option<StoreKind>,
 
     /// Firestore database id.
-    #[arg(
-        long,
-        env = "FIRESTORE_DATABASE",
-        default_value = "(default)",
-        global = true
-    )]
+    #[arg(long, env = "FIRESTORE_DATABASE", default_value = "(default)")]
     pub firestore_database: String,
 
     /// Directory of a sentence-embedding model (BERT family: config.json, tokenizer.json,
     /// model.safetensors), run in this process to search by meaning as well as by words.
     /// Unset: search by words only.
-    #[arg(long, env = "KIOKU_EMBEDDING_MODEL", global = true)]
+    #[arg(long, env = "KIOKU_EMBEDDING_MODEL")]
     pub embedding_model: Option<PathBuf>,
 
     /// Directory of the embedded store and the generated local token.
-    #[arg(long, env = "KIOKU_DATA_DIR", default_value = "data", global = true)]
+    #[arg(long, env = "KIOKU_DATA_DIR", default_value = "data")]
     pub data_dir: PathBuf,
 
     /// IANA time zone of saved timestamps.
-    #[arg(
-        long,
-        env = "KIOKU_TIMEZONE",
-        default_value = "Asia/Tokyo",
-        global = true
-    )]
+    #[arg(long, env = "KIOKU_TIMEZONE", default_value = "Asia/Tokyo")]
     pub timezone: Tz,
 
     /// Longest summary accepted, in characters.
     #[arg(long, env = "KIOKU_MAX_SUMMARY_CHARS", default_value_t = 5_000,
-          value_parser = clap::value_parser!(u32).range(1..=1_000_000), global = true)]
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_summary_chars: u32,
 
     /// Longest profile accepted, in characters.
     #[arg(long, env = "KIOKU_MAX_PROFILE_CHARS", default_value_t = 2_000,
-          value_parser = clap::value_parser!(u32).range(1..=100_000), global = true)]
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub max_profile_chars: u32,
 
     /// Requests a minute one namespace may make; 0 turns the limit off.
-    #[arg(long, env = "KIOKU_RATE_LIMIT", default_value_t = 120, global = true)]
+    #[arg(long, env = "KIOKU_RATE_LIMIT", default_value_t = 120)]
     pub rate_limit: u32,
 
     /// Most characters of JSON a load answers with; GPT Actions refuse answers of 100,000.
     #[arg(long, env = "KIOKU_LOAD_BUDGET_CHARS", default_value_t = 90_000,
-          value_parser = clap::value_parser!(u32).range(1_000..), global = true)]
+          value_parser = clap::value_parser!(u32).range(1_000..))]
     pub load_budget_chars: u32,
 
     /// Seconds a store call may take before the request is answered 503.
     #[arg(long, env = "KIOKU_STORE_TIMEOUT_SECS", default_value_t = 8,
-          value_parser = clap::value_parser!(u64).range(1..=60), global = true)]
+          value_parser = clap::value_parser!(u64).range(1..=60))]
     pub store_timeout_secs: u64,
 
     /// Most summaries a thread keeps; a save drops the oldest beyond it [default: no limit]
-    #[arg(long, env = "KIOKU_MAX_ENTRIES_PER_THREAD", global = true)]
+    #[arg(long, env = "KIOKU_MAX_ENTRIES_PER_THREAD")]
     pub max_entries_per_thread: Option<NonZeroU32>,
 
     /// Most threads a namespace keeps; a save drops the least recently saved beyond it
     /// [default: no limit]
-    #[arg(long, env = "KIOKU_MAX_THREADS", global = true)]
+    #[arg(long, env = "KIOKU_MAX_THREADS")]
     pub max_threads: Option<NonZeroU32>,
 
     /// Days a summary is kept; older ones are forgotten [default: forever]
-    #[arg(long, env = "KIOKU_RETENTION_DAYS", global = true)]
+    #[arg(long, env = "KIOKU_RETENTION_DAYS")]
     pub retention_days: Option<NonZeroU32>,
 
     /// Comma-separated tokens for /admin, separate from API_TOKENS [default: /admin off]
-    #[arg(
-        long,
-        env = "KIOKU_ADMIN_TOKENS",
-        hide_env_values = true,
-        global = true
-    )]
+    #[arg(long, env = "KIOKU_ADMIN_TOKENS", hide_env_values = true)]
     pub admin_tokens: Option<Secret>,
 
     /// Carry over API or admin tokens shorter than 32 characters, which are otherwise refused,
     /// with a warning at every start (for an old token that cannot be replaced at once).
-    #[arg(long, env = "KIOKU_ALLOW_WEAK_TOKENS", default_value_t = false, global = true,
+    #[arg(long, env = "KIOKU_ALLOW_WEAK_TOKENS", default_value_t = false,
           action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub allow_weak_tokens: bool,
 
     /// The public URL in the OpenAPI schema's `servers` [default: from each request's
     /// X-Forwarded-Proto and Host]
-    #[arg(long, env = "KIOKU_PUBLIC_URL", global = true)]
+    #[arg(long, env = "KIOKU_PUBLIC_URL")]
     pub public_url: Option<String>,
 
     /// List `POST /` in the schema too (the original function's author reported that GPT
     /// Actions accepted POST only to a verified domain).
-    #[arg(long, env = "KIOKU_SCHEMA_POST", default_value_t = false, global = true,
+    #[arg(long, env = "KIOKU_SCHEMA_POST", default_value_t = false,
           action = clap::ArgAction::Set)]
     pub schema_post: bool,
 
     /// An HTML file served as-is at /privacy, read at start [default: a page written from
     /// these settings]
-    #[arg(long, env = "KIOKU_PRIVACY_FILE", global = true)]
+    #[arg(long, env = "KIOKU_PRIVACY_FILE")]
     pub privacy_file: Option<PathBuf>,
 
     /// Log format [default: text, or json on Cloud Run]
-    #[arg(long, env = "KIOKU_LOG_FORMAT", value_enum, global = true)]
+    #[arg(long, env = "KIOKU_LOG_FORMAT", value_enum)]
     pub log_format: Option<LogFormat>,
 
     /// Set by Cloud Run; its presence selects Cloud Run defaults.
-    #[arg(long, env = "K_SERVICE", hide = true, global = true)]
+    #[arg(long, env = "K_SERVICE", hide = true)]
     pub k_service: Option<String>,
 
     /// Google Cloud project of Firestore and of trace links [default: on Cloud Run, the
     /// metadata server's]
-    #[arg(long, env = "GOOGLE_CLOUD_PROJECT", global = true)]
+    #[arg(long, env = "GOOGLE_CLOUD_PROJECT")]
     pub google_cloud_project: Option<String>,
 
     #[command(flatten)]
@@ -350,11 +344,27 @@ mod tests {
     }
 
     #[test]
-    fn flags_work_after_the_subcommand_too() {
+    fn the_server_takes_its_flags_with_or_without_its_name() {
+        let cli = Cli::try_parse_from(["kioku", "--port", "9000"]).unwrap();
+        assert_eq!(cli.settings.port, 9000);
         let cli =
             Cli::try_parse_from(["kioku", "serve", "--port", "9000", "--timezone", "UTC"]).unwrap();
-        assert_eq!(cli.settings.port, 9000);
-        assert_eq!(cli.settings.timezone, chrono_tz::UTC);
+        let Some(Command::Serve { settings }) = cli.command else {
+            panic!("not serve: {cli:?}");
+        };
+        assert_eq!((settings.port, settings.timezone), (9000, chrono_tz::UTC));
+    }
+
+    /// Other commands list only their own arguments: `kioku token --help` is a few lines, not
+    /// the server's thirty flags.
+    #[test]
+    fn other_commands_take_only_their_own_flags() {
+        let mut cli = <Cli as clap::CommandFactory>::command();
+        let token = cli.find_subcommand_mut("token").unwrap();
+        let help = token.render_long_help().to_string();
+        assert!(help.lines().count() < 20, "{help}");
+        assert!(Cli::try_parse_from(["kioku", "export", "--port", "9000"]).is_err());
+        assert!(Cli::try_parse_from(["kioku", "--port", "9000", "export"]).is_err());
     }
 
     #[test]

@@ -33,7 +33,10 @@ fn main() -> ExitCode {
 
 async fn run() -> ExitCode {
     let Cli { command, settings } = Cli::parse();
-    match command.unwrap_or(Command::Serve) {
+    let command = command.unwrap_or_else(|| Command::Serve {
+        settings: Box::new(settings.clone()),
+    });
+    match command {
         Command::Token => {
             println!("{}", credentials::generate_token());
             ExitCode::SUCCESS
@@ -46,9 +49,9 @@ async fn run() -> ExitCode {
         Command::Import { file, rename } => finish(import(&settings, file, &rename).await),
         Command::Migrate => finish(migrate(&settings).await),
         Command::OauthClient { action } => finish(oauth_client(&settings, action).await),
-        Command::Serve => {
+        Command::Serve { settings } => {
             telemetry::init(settings.log_format());
-            let app = match Application::build(settings).await {
+            let app = match Application::build(*settings).await {
                 Ok(app) => app,
                 Err(err) => {
                     tracing::error!(error = %ErrorChain(&err), "kioku could not start");

@@ -12,46 +12,35 @@ use crate::oauth::{Lifetimes, LoopbackDocuments};
 pub struct OAuthSettings {
     /// Turn the OAuth server on, with these ways to sign in, comma-separated: `token` (type an
     /// API token) and `oidc` (at an OpenID Provider) [default: off]
-    #[arg(
-        long = "oauth",
-        env = "KIOKU_OAUTH",
-        value_enum,
-        value_delimiter = ',',
-        global = true
-    )]
+    #[arg(long = "oauth", env = "KIOKU_OAUTH", value_enum, value_delimiter = ',')]
     pub modes: Vec<SignInMode>,
 
     /// The OpenID Provider's issuer URL, for `oidc` sign-in (e.g. https://accounts.google.com).
-    #[arg(long, env = "KIOKU_OIDC_ISSUER", global = true)]
+    #[arg(long, env = "KIOKU_OIDC_ISSUER")]
     pub oidc_issuer: Option<String>,
 
     /// kioku's client ID at the OpenID Provider.
-    #[arg(long, env = "KIOKU_OIDC_CLIENT_ID", global = true)]
+    #[arg(long, env = "KIOKU_OIDC_CLIENT_ID")]
     pub oidc_client_id: Option<String>,
 
     /// kioku's client secret at the OpenID Provider.
-    #[arg(
-        long,
-        env = "KIOKU_OIDC_CLIENT_SECRET",
-        hide_env_values = true,
-        global = true
-    )]
+    #[arg(long, env = "KIOKU_OIDC_CLIENT_SECRET", hide_env_values = true)]
     pub oidc_client_secret: Option<Secret>,
 
     /// Seconds an access token lasts.
     #[arg(long, env = "KIOKU_OAUTH_ACCESS_TOKEN_SECS", default_value_t = OAuthSettings::ACCESS_TOKEN_SECS,
-          value_parser = clap::value_parser!(u64).range(1..=86_400), global = true)]
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub access_token_secs: u64,
 
     /// Days a refresh token, and a grant nobody uses, lasts.
     #[arg(long, env = "KIOKU_OAUTH_REFRESH_TOKEN_DAYS", default_value_t = OAuthSettings::REFRESH_TOKEN_DAYS,
-          value_parser = clap::value_parser!(u64).range(1..=365), global = true)]
+          value_parser = clap::value_parser!(u64).range(1..=365))]
     pub refresh_token_days: u64,
 
     /// Seconds a rotated refresh token, sent again, still gets the pair its rotation issued (a
     /// client that refreshed twice at once); past them, or at 0, it revokes the grant.
     #[arg(long, env = "KIOKU_OAUTH_REFRESH_RACE_SECS", default_value_t = OAuthSettings::REFRESH_RACE_SECS,
-          value_parser = clap::value_parser!(u64).range(0..=60), global = true)]
+          value_parser = clap::value_parser!(u64).range(0..=60))]
     pub refresh_race_secs: u64,
 
     /// Tests only: no flag or variable sets it. Client metadata documents may then come from
@@ -61,7 +50,7 @@ pub struct OAuthSettings {
 
     /// Seconds an authorization code may wait to be exchanged.
     #[arg(long, env = "KIOKU_OAUTH_CODE_SECS", default_value_t = OAuthSettings::CODE_SECS,
-          value_parser = clap::value_parser!(u64).range(1..=600), global = true)]
+          value_parser = clap::value_parser!(u64).range(1..=600))]
     pub code_secs: u64,
 }
 
