@@ -32,8 +32,9 @@
 //! - [`transfer`]: memories as JSON Lines, for `kioku export`, `kioku import` and
 //!   `/admin/export`.
 //! - [`config`] (settings from flags and the environment) and [`telemetry`] (the log format).
-//! - [`http`]: the only module that knows actix-web: routes, extractors, middleware, the
-//!   OpenAPI schema, the sign-in pages, and errors as HTTP answers.
+//! - [`http`]: the only module that knows actix-web: the API's, MCP's, OAuth's and the
+//!   operator's routes, extractors, middleware, the OpenAPI schema, errors as HTTP answers,
+//!   and every HTML page in one place (the memory page, consent, sign-in, privacy).
 //! - [`startup`]: wires settings → store → credentials → [`http::serve`]; `main` runs it.
 
 pub mod config;

@@ -1,11 +1,13 @@
 //! What every handler shares.
 
+use std::future::{Ready, ready};
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
 use actix_web::http::header;
-use actix_web::{FromRequest, HttpRequest, web};
+use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
 
+use super::error::ApiError;
 use super::limits::FORM_BODY_BYTES;
 use super::pages::Privacy;
 use crate::gate::Gate;
@@ -106,5 +108,21 @@ impl Site {
             .flatten()
             .or_else(|| req.peer_addr().map(|peer| peer.ip()))
             .unwrap_or(Ipv4Addr::UNSPECIFIED.into())
+    }
+}
+
+/// The OAuth server, for a handler that runs only when it is on.
+pub struct OAuthOn(pub Arc<AuthorizationServer>);
+
+impl FromRequest for OAuthOn {
+    type Error = actix_web::Error;
+    type Future = Ready<Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let oauth = AppState::of(req).and_then(|app| {
+            let oauth = app.oauth.clone().ok_or(ApiError::NotFound)?;
+            Ok(Self(oauth))
+        });
+        ready(oauth)
     }
 }

@@ -6,10 +6,10 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::fallback::method_not_allowed;
-use super::oauth::OAuthOn;
 use crate::domain::ValidationError;
 use crate::http::auth::Admin;
 use crate::http::error::{ApiError, OAuthFailure};
+use crate::http::state::OAuthOn;
 use crate::http::strict_query::StrictQuery;
 use crate::memory::MemoryError;
 use crate::oauth::client;

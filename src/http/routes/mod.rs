@@ -1,12 +1,12 @@
-//! The handlers, one module per resource; each registers its own routes. Handlers are thin:
+//! The handlers of the API, MCP, OAuth's machine endpoints and the operator's (the pages are
+//! `web`), one module per resource; each registers its own routes. Handlers are thin:
 //! they read the request, call `memory` (or the store, for operators) and answer.
 
 mod admin;
 mod admin_export;
 mod admin_oauth;
-mod app;
 mod docs;
-mod export_stream;
+pub(super) mod export_stream;
 mod fallback;
 // The schema names the GPT's operations, in these two.
 pub(super) mod forget;
@@ -15,22 +15,20 @@ mod health;
 mod mcp;
 pub(super) mod memory;
 mod oauth;
-mod privacy;
 
 use actix_web::web;
 
+pub use fallback::method_not_allowed;
 pub use mcp::endpoint as mcp_endpoint;
 
 /// The route table.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    // First: it takes `/` from a browser that asks for a page, before the API does.
-    app::register(cfg);
+    // First: the memory page takes `/` from a browser that asks for a page, before the API.
+    crate::http::pages::register(cfg);
     memory::register(cfg);
     forget::register(cfg);
     mcp::register(cfg);
     oauth::register(cfg);
-    crate::http::pages::register(cfg);
-    privacy::register(cfg);
     admin::register(cfg);
     health::register(cfg);
     docs::register(cfg);

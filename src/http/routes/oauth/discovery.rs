@@ -4,8 +4,8 @@
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 
-use super::OAuthOn;
 use crate::http::state::AppState;
+use crate::http::state::OAuthOn;
 use crate::oauth::metadata;
 
 /// Where a client finds how to get a token for `/mcp` (RFC 9728, section 3).

@@ -5,11 +5,11 @@
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 
-use super::OAuthOn;
 use crate::domain::Door;
 use crate::http::error::{OAuthFailure, unread};
 use crate::http::limits::{FORM_BODY_BYTES, read_body};
 use crate::http::state::AppState;
+use crate::http::state::OAuthOn;
 use crate::oauth::client::{self, Registration};
 use crate::oauth::{ErrorCode, OAuthError};
 

@@ -8,9 +8,9 @@ use base64::engine::general_purpose::STANDARD;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use super::OAuthOn;
 use crate::http::error::{OAuthFailure, unread};
 use crate::http::limits::{FORM_BODY_BYTES, read_body};
+use crate::http::state::OAuthOn;
 use crate::oauth::{BasicCredentials, ErrorCode, OAuthError, TokenParams};
 
 pub async fn token(

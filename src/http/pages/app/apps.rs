@@ -7,7 +7,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
 use super::{Visit, posted, see_other, switch_url};
-use crate::http::pages::DisconnectPage;
+use crate::http::pages::views::DisconnectPage;
 use crate::http::state::AppState;
 use crate::oauth::connected::{connected_apps, disconnect as revoke};
 

@@ -6,7 +6,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
 use super::{Visit, notice, posted, refused, see_other, switch_url};
-use crate::http::pages::{ConfirmPage, EntryView};
+use crate::http::pages::views::{ConfirmPage, EntryView};
 use crate::http::state::AppState;
 use crate::memory::{ForgetRequest, LoadAnswer, LoadRequest, MemoryError};
 

@@ -23,20 +23,39 @@ pub(super) struct SignInForm {
     token: String,
 }
 
+/// The sign-in form of someone not signed in yet, with this browser's CSRF token; else the
+/// answer refusing it.
+async fn sign_in_form(
+    req: &HttpRequest,
+    app: &AppState,
+    body: web::Payload,
+) -> Result<(&'static Text, SignInForm), HttpResponse> {
+    let t = language(req, app);
+    let form: SignInForm = anonymous_form(t, body).await?;
+    if !Jar::of(req, app).csrf_matches(Form::PageSignIn, &form.csrf) {
+        let problem = Some(t.app.form_expired);
+        return Err(super::sign_in_page(
+            req,
+            app,
+            t,
+            StatusCode::FORBIDDEN,
+            None,
+            problem,
+        ));
+    }
+    Ok((t, form))
+}
+
 pub(super) async fn sign_in(
     req: HttpRequest,
     body: web::Payload,
     app: web::Data<AppState>,
 ) -> HttpResponse {
-    let t = language(&req, &app);
-    let form: SignInForm = match anonymous_form(t, body).await {
-        Ok(form) => form,
+    let (t, form) = match sign_in_form(&req, &app, body).await {
+        Ok(posted) => posted,
         Err(answer) => return answer,
     };
     let again = |status, problem| super::sign_in_page(&req, &app, t, status, None, Some(problem));
-    if !Jar::of(&req, &app).csrf_matches(Form::PageSignIn, &form.csrf) {
-        return again(StatusCode::FORBIDDEN, t.app.form_expired);
-    }
     let client = app.site.client_address(&req);
     let signed_in = match app.gate.typed(client, &form.token, Door::Page) {
         Ok(signed_in) => signed_in,
@@ -52,7 +71,7 @@ pub(super) async fn sign_in(
 /// A session for `namespace`, signed in with the API token of `token_digest` or not, and the
 /// way into the page. A session the browser already held ends: on a shared computer, the one
 /// before is signed out.
-pub(in crate::http::routes) async fn enter(
+pub(in crate::http::pages) async fn enter(
     req: &HttpRequest,
     app: &AppState,
     t: &'static Text,
@@ -87,15 +106,11 @@ pub(super) async fn at_provider(
     body: web::Payload,
     app: web::Data<AppState>,
 ) -> HttpResponse {
-    let t = language(&req, &app);
-    let form: SignInForm = match anonymous_form(t, body).await {
-        Ok(form) => form,
+    let t = match sign_in_form(&req, &app, body).await {
+        Ok((t, _)) => t,
         Err(answer) => return answer,
     };
     let again = |status, problem| super::sign_in_page(&req, &app, t, status, None, Some(problem));
-    if !Jar::of(&req, &app).csrf_matches(Form::PageSignIn, &form.csrf) {
-        return again(StatusCode::FORBIDDEN, t.app.form_expired);
-    }
     let Some(oauth) = app.oauth.as_ref().filter(|_| provider(&app).is_some()) else {
         return super::notice(t, StatusCode::NOT_FOUND, t.app.form_expired);
     };

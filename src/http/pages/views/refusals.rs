@@ -2,8 +2,8 @@
 //! code, in the page's language. The API's messages are written for a model (they name
 //! parameters to change); a person on the page gets these instead.
 
-use super::Text;
 use crate::error_code::ErrorCode;
+use crate::http::pages::Text;
 
 /// The sentence for `code` in `t`'s language.
 pub fn refusal(t: &'static Text, code: ErrorCode) -> &'static str {

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::{Visit, add_cookie, posted, see_other, switch_url};
 use crate::domain::KEPT_PROFILE_VERSIONS;
 use crate::http::cookies::Jar;
-use crate::http::pages::{AppView, EntryView, MemoryPage, ThreadView, saved_by};
+use crate::http::pages::views::{AppView, EntryView, MemoryPage, ThreadView, saved_by};
 use crate::http::state::AppState;
 use crate::memory::{LoadAnswer, LoadRequest, MemoryError, ProfileReadRequest};
 use crate::oauth::connected::connected_apps;

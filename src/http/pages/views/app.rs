@@ -3,8 +3,8 @@
 
 use askama::Template;
 
-use super::Text;
 use crate::domain::{Entry, Found, Thread, Writer};
+use crate::http::pages::Text;
 use crate::oauth::connected::ConnectedApp;
 
 #[derive(Template)]

@@ -13,12 +13,14 @@ mod view;
 pub(super) use sign_in::enter;
 
 use actix_web::cookie::time::Duration;
-use actix_web::http::{ConnectionType, StatusCode, header};
+use actix_web::http::{StatusCode, header};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, guard, web};
 use askama::Template;
 use serde::de::DeserializeOwned;
 
-use super::fallback::method_not_allowed;
+use super::respond::{add_cookie, closing, see_other};
+use super::views::{self, AppNotice, SignInPage};
+use super::{Text, language::language as browser_language, respond};
 use crate::credentials::Session;
 use crate::error_chain::ErrorChain;
 use crate::error_code::ErrorCode;
@@ -26,7 +28,7 @@ use crate::gate::Refusal;
 use crate::http::cookies::{Form, Jar};
 use crate::http::error::{ApiError, retry_after, status_of};
 use crate::http::limits::{FORM_BODY_BYTES, read_body};
-use crate::http::pages::{self, AppNotice, SignInPage, Text};
+use crate::http::routes::method_not_allowed;
 use crate::http::state::AppState;
 
 pub fn register(cfg: &mut web::ServiceConfig) {
@@ -174,9 +176,7 @@ async fn anonymous_form<T: DeserializeOwned>(
 /// The connection is closed after it, so that the rest of the body is neither read nor kept.
 fn unreadable(t: &'static Text, err: &ApiError) -> HttpResponse {
     let (status, message) = refused(t, err.code());
-    let mut answer = notice(t, status, message);
-    answer.head_mut().set_connection_type(ConnectionType::Close);
-    answer
+    closing(notice(t, status, message))
 }
 
 /// `body` as the form `T`, or the status that refuses it.
@@ -190,7 +190,7 @@ fn language(req: &HttpRequest, app: &AppState) -> &'static Text {
         .ok()
         .and_then(|q| q.into_inner().lang)
         .or_else(|| Jar::of(req, app).language());
-    pages::language(req, chosen.as_deref())
+    browser_language(req, chosen.as_deref())
 }
 
 #[derive(serde::Deserialize)]
@@ -218,26 +218,26 @@ fn sign_in_page(
         switch_url: switch_url(t),
         csrf: csrf.clone(),
         provider_button: provider
-            .map(|p| t.app.sign_in_with.replace("{provider}", &pages::host(p))),
+            .map(|p| t.app.sign_in_with.replace("{provider}", &views::host(p))),
         notice,
         problem,
     };
     // The provider's form answers with a redirect to it (CSP's form-action covers redirects).
-    let targets: Vec<String> = provider.and_then(pages::csp_source).into_iter().collect();
-    let mut answer = pages::page(status, &page, &targets);
+    let targets: Vec<String> = provider.and_then(respond::csp_source).into_iter().collect();
+    let mut answer = respond::page(status, &page, &targets);
     add_cookie(&mut answer, jar.csrf_cookie(Form::PageSignIn, &csrf));
     answer
 }
 
 fn render(status: StatusCode, page: &impl Template) -> HttpResponse {
-    pages::page(status, page, &[])
+    respond::page(status, page, &[])
 }
 
 /// A memory operation's refusal as the page shows it: the API's status for it, and the
 /// sentence for a person, in the page's language.
 fn refused(t: &'static Text, refusal: impl Into<ErrorCode>) -> (StatusCode, &'static str) {
     let code = refusal.into();
-    (status_of(code), pages::refusal(t, code))
+    (status_of(code), views::refusal(t, code))
 }
 
 /// A page with one message and the way back to the memory page.
@@ -255,16 +255,6 @@ fn notice(t: &'static Text, status: StatusCode, message: &str) -> HttpResponse {
 fn unavailable(t: &'static Text, err: &(dyn std::error::Error + 'static)) -> HttpResponse {
     tracing::error!(error = %ErrorChain(err), "the memory page could not reach the store");
     notice(t, StatusCode::SERVICE_UNAVAILABLE, t.app.unavailable)
-}
-
-fn see_other(location: &str) -> HttpResponse {
-    HttpResponse::SeeOther()
-        .insert_header((header::LOCATION, location))
-        .finish()
-}
-
-fn add_cookie(answer: &mut HttpResponse, cookie: actix_web::cookie::Cookie<'_>) {
-    answer.add_cookie(&cookie).expect("the cookie is valid");
 }
 
 /// How long the session cookie is kept: as long as the session.

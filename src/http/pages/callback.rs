@@ -5,14 +5,14 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
-use super::OAuthOn;
-use super::authorize::{notice, see_other};
+use super::app::enter;
+use super::language;
+use super::respond::{add_cookie, see_other, sign_in_notice as notice};
 use crate::error_chain::ErrorChain;
 use crate::http::cookies::Jar;
 use crate::http::error::retry_after;
-use crate::http::pages;
-use crate::http::routes::app::enter;
 use crate::http::state::AppState;
+use crate::http::state::OAuthOn;
 use crate::oauth::{Finished, OAuthError};
 
 /// The provider's answer (RFC 6749, sections 4.1.2 and 4.1.2.1).
@@ -29,11 +29,11 @@ pub async fn callback(
     query: web::Query<Callback>,
     app: web::Data<AppState>,
 ) -> HttpResponse {
-    let t = pages::language(&req, None);
+    let t = language(&req, None);
     let state = query.state.as_deref().unwrap_or_default();
     let jar = Jar::of(&req, &app);
     if !jar.sign_in_matches(state) {
-        return notice(&req, Some(t), StatusCode::BAD_REQUEST, t.form_expired);
+        return notice(t, StatusCode::BAD_REQUEST, t.form_expired);
     }
     let code = match (&query.code, &query.error) {
         (Some(code), None) => Ok(code.as_str()),
@@ -42,14 +42,9 @@ pub async fn callback(
     let mut answer = match oauth.finish_sign_in(state, code).await {
         Ok(Finished::Redirect(to)) => see_other(&to),
         Ok(Finished::Page(who)) => enter(&req, &app, t, &who.namespace, None).await,
-        Ok(Finished::Shown(why)) => notice(&req, Some(t), StatusCode::BAD_REQUEST, &why),
+        Ok(Finished::Shown(why)) => notice(t, StatusCode::BAD_REQUEST, &why),
         Err(OAuthError::Throttled { wait, .. }) => retry_after(
-            notice(
-                &req,
-                Some(t),
-                StatusCode::TOO_MANY_REQUESTS,
-                t.too_many_approvals,
-            ),
+            notice(t, StatusCode::TOO_MANY_REQUESTS, t.too_many_approvals),
             wait,
         ),
         Err(err) => {
@@ -58,11 +53,9 @@ pub async fn callback(
                 OAuthError::Upstream(_) => StatusCode::BAD_GATEWAY,
                 _ => StatusCode::SERVICE_UNAVAILABLE,
             };
-            notice(&req, Some(t), status, t.sign_in_failed)
+            notice(t, status, t.sign_in_failed)
         }
     };
-    answer
-        .add_cookie(&jar.sign_in_cleared())
-        .expect("the cookie is valid");
+    add_cookie(&mut answer, jar.sign_in_cleared());
     answer
 }
