@@ -17,7 +17,7 @@ use kioku::oauth::{OAuthError, client};
 use kioku::startup::{Application, LocalToken, StartupError, embeddings, open_store};
 use kioku::store::StoreError;
 use kioku::telemetry;
-use kioku::transfer::{self, Renames, TextLimits, TransferError};
+use kioku::transfer::{self, Renames, TextLimits, TransferError, counted};
 
 fn main() -> ExitCode {
     // candle splits each matrix product over every core unless told otherwise; one text on one
@@ -161,8 +161,15 @@ async fn export(settings: &Settings, namespace: Option<&str>) -> Result<(), Comm
     let written = transfer::export(store, namespaces, &mut out).await?;
     out.flush()?;
     eprintln!(
-        "exported {} threads ({} summaries) and {} profile versions of {count} namespaces",
-        written.threads, written.entries, written.profile_versions,
+        "exported {} ({}) and {} of {}",
+        counted(written.threads, "thread", "threads"),
+        counted(written.entries, "summary", "summaries"),
+        counted(
+            written.profile_versions,
+            "profile version",
+            "profile versions"
+        ),
+        counted(count as u64, "namespace", "namespaces"),
     );
     Ok(())
 }
@@ -173,13 +180,17 @@ async fn migrate(settings: &Settings) -> Result<(), CommandError> {
     let embeddings = embeddings(settings).await?;
     let store = open_store(settings).await?.maintenance;
     let threads = store.migrate().await?;
-    eprintln!("migrated: {threads} threads changed");
+    eprintln!(
+        "migrated: {} changed",
+        counted(threads, "thread", "threads")
+    );
     if let Some(embeddings) = embeddings {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(ProgressStyle::with_template("{spinner} {pos} entries embedded").unwrap());
         let entries = backfill(store.as_ref(), &embeddings, |n| bar.set_position(n)).await?;
         bar.finish_and_clear();
-        eprintln!("embedded: {entries} entries stored without a vector of the model");
+        let entries = counted(entries, "entry", "entries");
+        eprintln!("embedded: {entries} stored without a vector of the model");
     }
     Ok(())
 }

@@ -5,7 +5,7 @@ use std::io::BufRead;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use super::{ProfileRecord, ThreadRecord, TransferError};
+use super::{ProfileRecord, ThreadRecord, TransferError, counted};
 use crate::domain::{Entry, Namespace, Profile, Summary, ThreadId, Writer, check_profile};
 use crate::store::{Maintenance, StoreError};
 
@@ -60,14 +60,15 @@ pub struct ImportReport {
 
 impl ImportReport {
     pub fn summary(&self) -> String {
+        let bad = self.bad.len() as u64;
         format!(
-            "read {} lines: {} threads, {} summaries added, {} already present, {} profile versions added, {} bad lines",
-            self.lines,
-            self.threads,
-            self.added,
+            "read {}: {}, {} added, {} already present, {} added, {}",
+            counted(self.lines as u64, "line", "lines"),
+            counted(self.threads, "thread", "threads"),
+            counted(self.added, "summary", "summaries"),
             self.present,
-            self.profile_versions,
-            self.bad.len()
+            counted(self.profile_versions, "profile version", "profile versions"),
+            counted(bad, "bad line", "bad lines"),
         )
     }
 }

@@ -15,6 +15,11 @@ use crate::store::StoreError;
 pub use export::{Export, Exported, export, namespaces};
 pub use import::{ImportReport, Renames, TextLimits, import};
 
+/// `n` and its noun, singular or plural as `n` asks: how the commands report what they did.
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// One line: a thread, its namespace, and its entries in the order they were saved.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -44,4 +49,16 @@ pub enum TransferError {
     /// The store holds a namespace kioku cannot name.
     #[error("{0}")]
     StoredName(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counted;
+
+    #[test]
+    fn one_is_singular_and_every_other_count_plural() {
+        assert_eq!(counted(1, "summary", "summaries"), "1 summary");
+        assert_eq!(counted(0, "summary", "summaries"), "0 summaries");
+        assert_eq!(counted(2, "thread", "threads"), "2 threads");
+    }
 }

@@ -180,7 +180,7 @@ async fn bad_lines_are_reported_and_the_good_ones_imported() {
     }
     assert!(
         stderr
-            .contains("read 11 lines: 2 threads, 2 summaries added, 0 already present, 1 profile versions added, 7 bad lines"),
+            .contains("read 11 lines: 2 threads, 2 summaries added, 0 already present, 1 profile version added, 7 bad lines"),
         "{stderr}"
     );
     assert!(
