@@ -64,6 +64,7 @@ impl ErrorBody {
 
 /// A stable, machine-readable name for each error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema, JsonSchema)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     MissingCredentials,
@@ -199,5 +200,52 @@ impl From<&MemoryError> for ErrorCode {
             MemoryError::EntryTooLarge => Self::EntryTooLarge,
             MemoryError::Store(_) => Self::StoreUnavailable,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::ErrorCode;
+
+    /// README's table of errors: each code it names, with the status it says.
+    fn readme_table() -> BTreeMap<String, u16> {
+        let mut listed = BTreeMap::new();
+        for line in include_str!("../README.md").lines() {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let [_, statuses, codes, ..] = cells[..] else {
+                continue;
+            };
+            let Ok(statuses) = statuses
+                .split(", ")
+                .map(str::parse::<u16>)
+                .collect::<Result<Vec<_>, _>>()
+            else {
+                continue;
+            };
+            let codes: Vec<&str> = codes.split(", ").map(|c| c.trim_matches('`')).collect();
+            for (i, code) in codes.iter().enumerate() {
+                // One status for the row, or one for each code in turn.
+                let status = statuses[if statuses.len() == codes.len() { i } else { 0 }];
+                listed.insert((*code).to_owned(), status);
+            }
+        }
+        listed
+    }
+
+    #[test]
+    fn the_readme_lists_every_code_with_its_status() {
+        let schema = serde_json::to_value(schemars::schema_for!(ErrorCode)).unwrap();
+        let names: Vec<String> = serde_json::from_value(schema["enum"].clone()).unwrap();
+        assert!(names.len() > 30, "{schema}");
+        let expected: BTreeMap<String, u16> = names
+            .into_iter()
+            .map(|name| {
+                let code: ErrorCode = serde_json::from_value(name.clone().into()).unwrap();
+                (name, code.http_status())
+            })
+            .collect();
+        assert_eq!(readme_table(), expected);
     }
 }

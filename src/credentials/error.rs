@@ -5,7 +5,9 @@
 pub enum AuthError {
     #[error("Send `Authorization: Bearer <token>` with a token this server knows.")]
     MissingCredentials,
-    #[error("This token is not known here: check the token set in the GPT's authentication.")]
+    #[error(
+        "This token is not one this server knows: check the token your client sends as `Authorization: Bearer` (for a GPT, its Action's authentication)."
+    )]
     UnknownToken,
     #[error("This token is not an admin token: /admin takes one of KIOKU_ADMIN_TOKENS.")]
     NotAdmin,

@@ -65,7 +65,9 @@ pub enum ApiError {
     MethodNotAllowed(&'static str),
     #[error("`lang` must be `ja` or `en`.")]
     UnknownLanguage,
-    #[error("The request target is longer than {0} bytes; send long summaries with POST.")]
+    #[error(
+        "The request target is longer than {0} bytes; send a shorter summary, or send it in a POST body if the schema lists `POST /`."
+    )]
     UriTooLong(usize),
     #[error("The request headers are larger than {0} bytes; send shorter headers.")]
     HeadersTooLarge(usize),

@@ -17,7 +17,7 @@ pub enum GptErrors {
     /// The token is not known to this server
     #[response(status = 403)]
     Forbidden(ErrorBody),
-    /// The request target is too long; send long summaries with POST
+    /// The request target is too long; send a shorter summary, or POST it where the schema lists `POST /`
     #[response(status = 414)]
     UriTooLong(ErrorBody),
     /// Too many requests; retry after `Retry-After` seconds
