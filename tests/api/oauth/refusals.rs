@@ -317,7 +317,8 @@ async fn oauth_refusals(store: StoreKind) {
 /// Codes and access tokens stop working when they expire.
 async fn codes_and_access_tokens_expire(store: StoreKind) {
     let fresh = spawn_oauth(store, |s| {
-        s.oauth.code_secs = 1;
+        // Room for the second code's exchange on a busy machine; the first waits out both.
+        s.oauth.code_secs = 3;
         s.oauth.access_token_secs = 1;
     })
     .await;
@@ -327,7 +328,7 @@ async fn codes_and_access_tokens_expire(store: StoreKind) {
     let (code, verifier) = public_code(app, &client_id, token).await;
     let issued =
         tokens(token_request(app, &exchange(&client_id, &code, &verifier), None).await).await;
-    tokio::time::sleep(Duration::from_millis(2_100)).await;
+    tokio::time::sleep(Duration::from_millis(3_100)).await;
     let response = token_request(
         app,
         &exchange(&client_id, &stale_code, &stale_verifier),
