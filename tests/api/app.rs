@@ -347,3 +347,33 @@ async fn the_page_shows_whole_what_a_load_would_cut() {
     );
     assert!(asked.text().await.unwrap().contains(&"古".repeat(900)));
 }
+
+/// What helps a person scan the page: each thread headed by the start of its newest summary,
+/// a long summary folded to its start, the profile before the threads, the policy in the
+/// page's language, and no "connected apps" while OAuth is off and none is connected.
+#[tokio::test]
+async fn the_page_heads_threads_by_their_words_and_folds_long_summaries() {
+    let (fresh, browser) = signed_in(StoreKind::Sqlite).await;
+    let first = fresh.app.save(&fresh.token, None, "旅の計画を始めた").await;
+    let long = "京都への旅は十月の三連休に決まった。".repeat(20);
+    let thread = first["thread_id"].as_str().unwrap();
+    fresh.app.save(&fresh.token, Some(thread), &long).await;
+
+    let (status, page) = browser.get("/app?lang=en").await;
+    assert_eq!(status, StatusCode::OK);
+    let heading: String = long.chars().take(60).collect();
+    assert!(
+        page.contains(&format!(r#"<h3 id="thread-1">{heading}…</h3>"#)),
+        "{page}"
+    );
+    let folded: String = long.chars().take(240).collect();
+    assert!(
+        page.contains(&format!(r#"<summary class="summary">{folded}…</summary>"#)),
+        "{page}"
+    );
+    assert!(page.contains(r#"<p class="summary">旅の計画を始めた</p>"#));
+    let profile = page.find(r#"id="profile-heading""#).unwrap();
+    assert!(profile < page.find(r#"role="search""#).unwrap());
+    assert!(page.contains(r#"href="/privacy?lang=en""#));
+    assert!(!page.contains("Connected apps"), "OAuth is off: {page}");
+}

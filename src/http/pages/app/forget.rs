@@ -95,8 +95,13 @@ async fn confirm(
     let explanation = match &timestamp {
         Some(_) => t.app.confirm_summary.to_owned(),
         None => {
-            let all = entries.len() as u64 + omitted;
-            t.app.confirm_thread.replace("{n}", &all.to_string())
+            let shown = entries.len() as u64;
+            let text = match omitted {
+                0 => t.app.confirm_thread,
+                _ => t.app.confirm_thread_newest,
+            };
+            text.replace("{n}", &(shown + omitted).to_string())
+                .replace("{shown}", &shown.to_string())
         }
     };
     super::render(

@@ -172,7 +172,7 @@ impl View<'_> {
                 Err(err) => return super::unavailable(t, &err),
             },
         };
-        let apps = match connected_apps(app.grants.as_ref(), ns).await {
+        let apps: Vec<AppView> = match connected_apps(app.grants.as_ref(), ns).await {
             Ok(apps) => {
                 let zone = app.memory.rules().timezone;
                 apps.into_iter().map(|a| AppView::new(t, a, zone)).collect()
@@ -199,6 +199,7 @@ impl View<'_> {
             earlier: (profile.1.saturating_sub(KEPT_PROFILE_VERSIONS - 1).max(1)..profile.1)
                 .rev()
                 .collect(),
+            show_apps: app.oauth.is_some() || !apps.is_empty(),
             apps,
         };
         super::render(status, &page)

@@ -41,6 +41,8 @@ pub struct MemoryPage<'a> {
     /// The profile's earlier versions that are kept, newest first, to open and restore.
     pub earlier: Vec<u64>,
     pub apps: Vec<AppView>,
+    /// Whether the connected apps are shown: while OAuth is on, or while any is connected.
+    pub show_apps: bool,
 }
 
 #[derive(Template)]
@@ -82,13 +84,18 @@ pub struct AppNotice<'a> {
 
 pub struct ThreadView {
     pub id: String,
+    /// The start of its newest summary: what a person recognizes a thread by.
     pub heading: String,
+    /// The days its shown summaries were saved on, first to last.
+    pub dates: String,
     pub entries: Vec<EntryView>,
 }
 
 pub struct EntryView {
     pub thread_id: String,
     pub summary: String,
+    /// The start of a long summary, shown while the rest is folded away.
+    pub opening: Option<String>,
     pub timestamp: String,
     /// The time as a person reads it, in the zone it was saved in, with its offset.
     pub shown: String,
@@ -107,10 +114,19 @@ pub struct AppView {
 
 impl ThreadView {
     pub fn new(t: &Text, thread: &Thread) -> Self {
-        let short: String = thread.id.chars().take(8).collect();
+        let newest = thread.entries.last().map_or("", |e| e.summary.as_str());
+        let dates = match (day(thread.entries.first()), day(thread.entries.last())) {
+            (Some(from), Some(to)) if from != to => t
+                .app
+                .thread_dates
+                .replace("{from}", from)
+                .replace("{to}", to),
+            (_, to) => to.unwrap_or_default().to_owned(),
+        };
         Self {
             id: thread.id.clone(),
-            heading: t.app.thread.replace("{id}", &short),
+            heading: opening(newest, HEADING_CHARS).unwrap_or_else(|| newest.to_owned()),
+            dates,
             entries: thread
                 .entries
                 .iter()
@@ -125,6 +141,7 @@ impl EntryView {
         Self {
             thread_id: thread_id.to_owned(),
             summary: entry.summary.clone(),
+            opening: opening(&entry.summary, FOLDED_CHARS),
             timestamp: entry.timestamp.clone(),
             shown: shown(&entry.timestamp),
             matched: String::new(),
@@ -136,6 +153,7 @@ impl EntryView {
         Self {
             thread_id: found.thread_id.clone(),
             summary: found.summary.clone(),
+            opening: opening(&found.summary, FOLDED_CHARS),
             timestamp: found.timestamp.clone(),
             shown: shown(&found.timestamp),
             matched: found.matched.join(", "),
@@ -178,6 +196,22 @@ impl AppView {
     }
 }
 
+/// Characters of a thread's newest summary its heading shows.
+const HEADING_CHARS: usize = 60;
+/// Characters of a summary shown before the rest is folded away.
+const FOLDED_CHARS: usize = 240;
+
+/// The day `entry` was saved, in the zone it was saved in.
+fn day(entry: Option<&Entry>) -> Option<&str> {
+    entry.map(|e| e.timestamp.get(..10).unwrap_or(&e.timestamp))
+}
+
+/// The first `chars` characters of `text` and an ellipsis, if it is longer than that.
+fn opening(text: &str, chars: usize) -> Option<String> {
+    let (cut, _) = text.char_indices().nth(chars)?;
+    Some(format!("{}…", text[..cut].trim_end()))
+}
+
 /// `2025-08-19 08:39 UTC+09:00` for `2025-08-19T08:39:27.174624+09:00`: the minute, in the
 /// zone it was saved in, named by its offset so that nobody reads it as their own; a time of
 /// another shape as it is.
@@ -200,5 +234,15 @@ mod tests {
         );
         assert_eq!(shown("2025-08-19T08:39:27Z"), "2025-08-19 08:39 UTC+00:00");
         assert_eq!(shown("yesterday"), "yesterday");
+    }
+
+    #[test]
+    fn only_a_text_longer_than_the_opening_is_cut() {
+        assert_eq!(opening("短い要約", 4), None);
+        assert_eq!(
+            opening("認証の方式を決めた", 4).as_deref(),
+            Some("認証の方…")
+        );
+        assert_eq!(opening("one two three", 4).as_deref(), Some("one…"));
     }
 }
