@@ -265,7 +265,7 @@ async fn a_browser_opening_the_root_is_sent_to_the_page_and_the_api_is_not() {
 }
 
 #[tokio::test]
-async fn a_rewrite_made_meanwhile_is_shown_not_overwritten() {
+async fn a_rewrite_made_meanwhile_keeps_the_persons_text_beside_the_assistants() {
     let (fresh, browser) = signed_in(StoreKind::Sqlite).await;
     let (_, page) = browser.get("/app").await;
     let token = csrf(&page);
@@ -278,7 +278,7 @@ async fn a_rewrite_made_meanwhile_is_shown_not_overwritten() {
         .send()
         .await
         .unwrap();
-    let mine = [
+    let mut mine = [
         ("csrf", token.as_str()),
         ("profile", "mine"),
         ("expected_version", "0"),
@@ -286,16 +286,70 @@ async fn a_rewrite_made_meanwhile_is_shown_not_overwritten() {
     let refused = browser.post("/app/profile", &mine).await;
     assert_eq!(refused.status(), StatusCode::CONFLICT);
     let shown = refused.text().await.unwrap();
+    // The person's draft stays in the box, the assistant's text beside it, the refusal at the
+    // box; saving now would be at the version current.
+    assert!(shown.contains(">mine</textarea>"), "{shown}");
     assert!(
-        shown.contains(">written by an assistant</textarea>"),
+        shown.contains(r#"<p class="summary quoted">written by an assistant</p>"#),
         "{shown}"
     );
+    assert!(shown.contains(r#"id="profile-problem""#), "{shown}");
     assert!(
         shown.contains(r#"name="expected_version" value="1""#),
         "{shown}"
     );
     let load = fresh.app.load(&fresh.token).await;
     assert_eq!(load["profile"]["profile"], "written by an assistant");
+    // Saved again from there, the person's text replaces the assistant's.
+    mine[2] = ("expected_version", "1");
+    let saved = browser.post("/app/profile", &mine).await;
+    assert_eq!(saved.status(), StatusCode::SEE_OTHER);
+    let load = fresh.app.load(&fresh.token).await;
+    assert_eq!(load["profile"]["profile"], "mine");
+}
+
+/// The profile is forgotten, every version, only once the person confirms on a page that
+/// shows it.
+#[tokio::test]
+async fn the_profile_is_forgotten_after_a_confirmation() {
+    let (fresh, browser) = signed_in(StoreKind::Sqlite).await;
+    let (_, page) = browser.get("/app?lang=en").await;
+    assert!(
+        !page.contains("Forget the profile"),
+        "no profile yet: {page}"
+    );
+    let assistant = [("mode", "profile"), ("profile", "likes Rust")];
+    let written = fresh.app.get(Some(&fresh.token), &assistant).send();
+    assert_eq!(written.await.unwrap().status(), StatusCode::OK);
+    let (_, page) = browser.get("/app").await;
+    assert!(page.contains("Forget the profile"), "{page}");
+    let token = csrf(&page);
+
+    let asked = browser
+        .post("/app/forget", &[("csrf", &token), ("profile", "true")])
+        .await;
+    assert_eq!(asked.status(), StatusCode::OK);
+    let asked = asked.text().await.unwrap();
+    assert!(asked.contains("likes Rust"), "{asked}");
+    assert!(asked.contains(r#"name="profile" value="true""#), "{asked}");
+    assert_eq!(
+        fresh.app.load(&fresh.token).await["profile"]["profile"],
+        "likes Rust"
+    );
+
+    let confirmed = [
+        ("csrf", token.as_str()),
+        ("profile", "true"),
+        ("confirm", "yes"),
+    ];
+    let done = browser.post("/app/forget", &confirmed).await;
+    assert_eq!(done.status(), StatusCode::SEE_OTHER);
+    assert_eq!(done.headers()[LOCATION], "/app?done=profile_forgotten");
+    let load = fresh.app.load(&fresh.token).await;
+    assert!(load.get("profile").is_none(), "{load}");
+    let (_, page) = browser.get("/app?done=profile_forgotten").await;
+    assert!(page.contains("Profile forgotten."), "{page}");
+    assert!(!page.contains("Forget the profile"), "{page}");
 }
 
 /// What a load cuts to its budget, the page shows whole: a long profile in its box (saved back,

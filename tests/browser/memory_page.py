@@ -1,6 +1,7 @@
 """The memory page (/app) in Chromium, as its person uses it: sign in with a token (by keyboard),
 see a thread saved through the API, search, forget one summary after confirming, edit the
-profile, see which app saved a summary, disconnect that app and forget what it saved, and sign
+profile, keep a draft through an assistant's rewrite and restore an earlier version, see which
+app saved a summary, disconnect that app and forget what it saved, and sign
 out, after which the old cookie opens nothing. A form posted
 without its CSRF token, one whose token was changed, and a framed page are refused. Each view
 passes axe-core and is screenshot at a phone's and a desktop's width. Run by tests/api/browser.rs, which saved the memories and connected the
@@ -93,6 +94,34 @@ def edit_profile(page: Page, base: str) -> None:
     expect(writer == "saved by this page", f"the profile's writer is shown as {writer!r}")
 
 
+def conflict_then_restore(page: Page, base: str, artifacts: Path) -> None:
+    """An assistant rewrites the profile while the page is open: the person's draft stays in
+    the box beside the assistant's text; they keep the assistant's, then restore version 1,
+    the one they wrote, from the list of earlier versions."""
+    rival = "written by an assistant meanwhile"
+    answer = page.request.get(f"{base}/", params={"mode": "profile", "profile": rival},
+                              headers={"Authorization": f"Bearer {TOKEN}"})
+    expect(answer.status == 200, f"the assistant's rewrite answered {answer.status}")
+    draft = "a draft the person must not lose"
+    page.get_by_label("Profile text").fill(draft)
+    page.get_by_role("button", name="Save the profile").click()
+    region = page.get_by_role("region", name="Profile")
+    alert = region.get_by_role("alert").inner_text()
+    expect(alert.startswith("An assistant rewrote the profile"), f"no conflict shown: {alert!r}")
+    expect(page.get_by_label("Profile text").input_value() == draft, "the draft was lost")
+    expect(region.get_by_text(rival, exact=True).count() == 1, "the assistant's text is not shown")
+    view(page, artifacts, "profile-conflict")
+    page.get_by_role("link", name="Keep the assistant's version").click()
+    page.wait_for_url(f"{base}/app#profile-heading")
+    expect(page.get_by_label("Profile text").input_value() == rival, "theirs was not kept")
+    page.get_by_role("region", name="Profile").get_by_role("link", name="1", exact=True).click()
+    expect(page.get_by_label("Profile text").input_value() == PROFILE,
+           "version 1 did not open in the box")
+    page.get_by_role("button", name="Save the profile").click()
+    page.wait_for_url(f"{base}/app?done=profile")
+    expect(page.get_by_label("Profile text").input_value() == PROFILE, "version 1 not restored")
+
+
 def disconnect(page: Page, base: str, artifacts: Path) -> None:
     apps = page.get_by_role("region", name="Connected apps")
     expect(apps.get_by_text(APP, exact=True).count() == 1, f"{APP!r} is not listed as connected")
@@ -169,6 +198,7 @@ def scenario(browser: Browser, base: str, artifacts: Path) -> None:
     page.goto(f"{base}/app?lang=en")
     # Before the refusals, which the browser logs as failed loads, rightly.
     expect(not errors, f"the page logged errors: {errors}")
+    conflict_then_restore(page, base, artifacts)
     tampered_form_refused(page, artifacts)
     sign_out(page, base)
     page.close()

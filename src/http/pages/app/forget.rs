@@ -1,5 +1,5 @@
 //! `POST /app/forget`: first a page showing what would go and asking to confirm; then, with
-//! `confirm=yes`, the same forget as the API: one summary, or a whole thread.
+//! `confirm=yes`, the same forget as the API: one summary, a whole thread, or the profile.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -15,6 +15,8 @@ pub(super) struct ForgetForm {
     #[serde(default)]
     thread_id: String,
     timestamp: Option<String>,
+    /// `true` to forget the profile, as the API takes it.
+    profile: Option<String>,
     confirm: Option<String>,
 }
 
@@ -28,16 +30,23 @@ pub(super) async fn forget(
         Err(answer) => return answer,
     };
     let timestamp = form.timestamp.filter(|t| !t.is_empty());
-    if form.confirm.as_deref() != Some("yes") {
-        return confirm(&app, &visit, form.thread_id, timestamp).await;
+    let profile = form.profile.as_deref() == Some("true");
+    match (form.confirm.as_deref() == Some("yes"), profile) {
+        (false, true) => return confirm_profile(&app, &visit).await,
+        (false, false) => return confirm(&app, &visit, form.thread_id, timestamp).await,
+        (true, _) => {}
     }
     let request = ForgetRequest {
         thread_id: Some(form.thread_id),
         timestamp,
-        profile: None,
+        profile: form.profile,
+    };
+    let done = match profile {
+        true => "/app?done=profile_forgotten",
+        false => "/app?done=forgotten",
     };
     match app.memory.forget(&visit.session.namespace, &request).await {
-        Ok(_) => see_other("/app?done=forgotten"),
+        Ok(_) => see_other(done),
         Err(MemoryError::NothingToForget(_)) => see_other("/app?done=gone"),
         Err(MemoryError::Store(err)) => super::unavailable(visit.t, &err),
         Err(err) => {
@@ -111,9 +120,33 @@ async fn confirm(
             switch_url: switch_url(t),
             csrf: visit.session.csrf.clone(),
             explanation,
+            profile: None,
             thread_id,
             timestamp,
             entries,
+        },
+    )
+}
+
+/// The page that shows the profile and asks to confirm forgetting it with every version.
+async fn confirm_profile(app: &AppState, visit: &Visit) -> HttpResponse {
+    let t = visit.t;
+    let current = match app.memory.current_profile(&visit.session.namespace).await {
+        Ok(Some(current)) => current,
+        Ok(None) => return see_other("/app?done=gone"),
+        Err(err) => return super::unavailable(t, &err),
+    };
+    super::render(
+        StatusCode::OK,
+        &ConfirmPage {
+            t,
+            switch_url: switch_url(t),
+            csrf: visit.session.csrf.clone(),
+            explanation: t.app.confirm_profile.to_owned(),
+            profile: Some(current.profile),
+            thread_id: String::new(),
+            timestamp: None,
+            entries: Vec::new(),
         },
     )
 }

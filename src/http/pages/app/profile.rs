@@ -1,5 +1,6 @@
 //! `POST /app/profile`: the person rewrites their profile, under the same conflict rule as an
-//! assistant: the rewrite lands only if the profile is still the version the page showed.
+//! assistant: the rewrite lands only if the profile is still the version the page showed; if
+//! not, their text stays in the box beside the assistant's, for them to choose.
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
@@ -32,29 +33,30 @@ pub(super) async fn rewrite(
         expected_version: Some(form.expected_version.clone()),
     };
     let t = visit.t;
-    let (status, problem, shown) = match app
+    // The box keeps the person's text whatever the refusal: to shorten or fix it, or, when an
+    // assistant rewrote the profile meanwhile, to save over theirs (shown beside it) at the
+    // version now current, or to leave.
+    let (problem, expected, rival) = match app
         .memory
         .write_profile(&visit.session.caller(), &request)
         .await
     {
         Ok(_) => return see_other("/app?done=profile"),
-        // The box then holds what is current, for the person to make their change again.
         Err(MemoryError::ProfileConflict(current)) => {
-            let (status, problem) = refused(t, ErrorCode::ProfileConflict);
-            let shown = current.map_or((String::new(), 0), |p| (p.profile, p.version));
-            (status, problem, shown)
+            let (version, rival) = current.map_or((0, None), |p| (p.version, Some(p.profile)));
+            (refused(t, ErrorCode::ProfileConflict), version, rival)
         }
         Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
-        // The box keeps the person's text, to shorten or fix.
         Err(err) => {
-            let (status, message) = refused(t, &err);
-            let shown = (form.profile, form.expected_version.parse().unwrap_or(0));
-            (status, message, shown)
+            let expected = form.expected_version.parse().unwrap_or(0);
+            (refused(t, &err), expected, None)
         }
     };
     View {
-        problem: Some((status, problem)),
-        profile: Some(shown),
+        problem: Some(problem),
+        at_profile: true,
+        profile: Some((form.profile, expected)),
+        rival,
         ..View::default()
     }
     .render(&app, &visit)

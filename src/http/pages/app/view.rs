@@ -39,6 +39,7 @@ pub(super) async fn show(
                 Some("forgotten") => Some(t.app.forgotten),
                 Some("gone") => Some(t.app.already_gone),
                 Some("profile") => Some(t.app.profile_saved),
+                Some("profile_forgotten") => Some(t.app.profile_forgotten),
                 Some("disconnected") => Some(t.app.disconnected),
                 Some("disconnected_forgotten") => Some(t.app.disconnected_forgotten),
                 _ => None,
@@ -127,6 +128,10 @@ pub(super) struct View<'a> {
     /// The profile text and version to show in place of the stored one: the person's own
     /// rewrite, refused.
     pub profile: Option<(String, u64)>,
+    /// Whether `problem` is the profile form's, shown beside its box.
+    pub at_profile: bool,
+    /// The profile an assistant saved meanwhile, shown beside the person's refused rewrite.
+    pub rival: Option<String>,
 }
 
 impl View<'_> {
@@ -183,6 +188,10 @@ impl View<'_> {
             Some((status, message)) => (status, Some(message)),
             None => (StatusCode::OK, None),
         };
+        let (problem, profile_problem) = match self.at_profile {
+            true => (None, problem),
+            false => (problem, None),
+        };
         let page = MemoryPage {
             t,
             switch_url: switch_url(t),
@@ -196,6 +205,8 @@ impl View<'_> {
             profile: profile.0,
             profile_version: profile.1,
             profile_writer,
+            profile_problem,
+            rival: self.rival,
             earlier: (profile.1.saturating_sub(KEPT_PROFILE_VERSIONS - 1).max(1)..profile.1)
                 .rev()
                 .collect(),

@@ -38,6 +38,10 @@ pub struct MemoryPage<'a> {
     pub profile_version: u64,
     /// Who saved the current profile, when it is the one shown and kioku recorded that.
     pub profile_writer: Option<String>,
+    /// Why the profile form was refused, shown beside its box.
+    pub profile_problem: Option<&'a str>,
+    /// The profile an assistant saved since the page was opened, beside the person's text.
+    pub rival: Option<String>,
     /// The profile's earlier versions that are kept, newest first, to open and restore.
     pub earlier: Vec<u64>,
     pub apps: Vec<AppView>,
@@ -52,6 +56,8 @@ pub struct ConfirmPage<'a> {
     pub switch_url: Option<String>,
     pub csrf: String,
     pub explanation: String,
+    /// Set when the profile is to go: its text. Else a thread or a summary is.
+    pub profile: Option<String>,
     pub thread_id: String,
     /// Set when one summary is to go, not the whole thread.
     pub timestamp: Option<String>,
