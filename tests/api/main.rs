@@ -36,6 +36,7 @@ mod process;
 mod profile;
 #[path = "../common/oidc.rs"]
 mod provider;
+mod readme;
 mod scale;
 mod schema;
 mod schemathesis;

@@ -37,6 +37,16 @@ pub fn npm_packages(dir: &str) -> bool {
     modules.is_dir() || missing::<()>(&format!("{dir}/node_modules is not installed")).is_some()
 }
 
+/// Whether the program `name` runs (`name --version`), as `scripts/test` installs it; `false`
+/// once the test is skipped.
+pub fn program(name: &str) -> bool {
+    let runs = std::process::Command::new(name)
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    runs || missing::<()>(&format!("{name} is not installed")).is_some()
+}
+
 /// Fails the test under `scripts/test`, which provides everything; otherwise says what was
 /// skipped and why, and answers `None`.
 fn missing<T>(what: &str) -> Option<T> {
