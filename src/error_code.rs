@@ -87,6 +87,7 @@ pub enum ErrorCode {
     InvalidFilter,
     QueryTooLong,
     MalformedQuery,
+    UnknownParameter,
     MalformedJson,
     UnsupportedMediaType,
     BodyTooLarge,
@@ -143,6 +144,7 @@ impl ErrorCode {
             | Self::InvalidFilter
             | Self::QueryTooLong
             | Self::MalformedQuery
+            | Self::UnknownParameter
             | Self::MalformedJson
             | Self::UnknownLanguage
             | Self::TokenInUrl => 400,

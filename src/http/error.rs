@@ -50,6 +50,14 @@ pub enum ApiError {
     )]
     MalformedQuery(String),
     #[error(
+        "`{name}` is not a parameter of this endpoint; check its spelling. It takes: {}.",
+        known.join(", ")
+    )]
+    UnknownParameter {
+        name: String,
+        known: &'static [&'static str],
+    },
+    #[error(
         "The JSON body could not be read ({0}); send an object such as {{\"mode\":\"save\",\"summary\":\"…\"}}."
     )]
     MalformedJson(String),
@@ -131,6 +139,7 @@ impl ApiError {
             Self::Auth(err) => err.into(),
             Self::Memory(err) => err.into(),
             Self::MalformedQuery(_) => ErrorCode::MalformedQuery,
+            Self::UnknownParameter { .. } => ErrorCode::UnknownParameter,
             Self::MalformedJson(_) => ErrorCode::MalformedJson,
             Self::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,
             Self::BodyTooLarge(_) => ErrorCode::BodyTooLarge,

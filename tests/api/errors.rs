@@ -101,6 +101,38 @@ async fn bad_query_parameters_are_refused_with_what_to_change() {
     app.assert_nothing_stored().await;
 }
 
+/// A misspelt parameter is named, never quietly dropped: the save does not land as a blank
+/// one, and a load does not answer everything as if unfiltered.
+#[tokio::test]
+async fn a_parameter_the_endpoint_does_not_take_is_named() {
+    let app = spawn_app().await;
+    for query in [
+        &[("mode", "save"), ("sumary", "x")][..],
+        &[("mode", "load"), ("thred_id", "t")][..],
+    ] {
+        let response = app.get(Some(ALICE), query).send().await.unwrap();
+        let body = error_json(response, 400, "unknown_parameter").await;
+        let message = body["message"].as_str().unwrap();
+        assert!(message.starts_with(&format!("`{}`", query[1].0)), "{body}");
+        assert!(
+            message.contains("summary") && message.contains("thread_id"),
+            "{body}"
+        );
+    }
+    let forget = app
+        .path("/forget?thread_id=t&timestmp=x")
+        .bearer_auth(ALICE);
+    error_json(forget.send().await.unwrap(), 400, "unknown_parameter").await;
+    let body = r#"{"mode":"save","sumary":"x"}"#;
+    let response = app.post_raw(ALICE, "application/json", body).send().await;
+    let body = error_json(response.unwrap(), 400, "malformed_json").await;
+    assert!(
+        body["message"].as_str().unwrap().contains("`sumary`"),
+        "{body}"
+    );
+    app.assert_nothing_stored().await;
+}
+
 #[tokio::test]
 async fn an_over_long_summary_names_the_limit() {
     let app = spawn_app_with(|s| s.max_summary_chars = 1_000).await;

@@ -27,9 +27,11 @@ pub fn register(cfg: &mut web::ServiceConfig) {
     );
 }
 
-/// The original function's parameters, as a query string or a JSON body.
+/// The original function's parameters, as a query string or a JSON body; any other is refused
+/// (a misspelt `sumary` is named, not dropped).
 #[derive(Debug, Default, Deserialize, IntoParams, ToSchema)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct MemoryRequest {
     /// `save` stores `summary` in the thread `thread_id`; `load` returns the profile and the
     /// saved threads; `profile` reads the profile, or with `profile` rewrites it.
