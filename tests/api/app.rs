@@ -94,9 +94,16 @@ async fn signs_in_sees_searches_forgets_and_signs_out(store: StoreKind) {
     let found = found.text().await.unwrap();
     assert!(found.contains("会議は木曜の午後に移った"));
     assert!(!found.contains("Mochi"), "a search shows only what matches");
+    // Each result links to its thread, shown alone.
+    let thread = saved["thread_id"].as_str().unwrap();
+    let link = format!("/app?thread={thread}#memories");
+    assert!(found.contains(&format!(r#"<a href="{link}">"#)), "{found}");
+    let (status, alone) = browser.get(&link).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(alone.contains("会議は木曜の午後に移った"), "{alone}");
+    assert!(!alone.contains("Mochi"), "one thread alone: {alone}");
 
     // The first step of forgetting only asks; nothing goes until it is confirmed.
-    let thread = saved["thread_id"].as_str().unwrap();
     let timestamp = saved["timestamp"].as_str().unwrap();
     let fields = [
         ("csrf", token.as_str()),

@@ -1,5 +1,6 @@
 """The memory page (/app) in Chromium, as its person uses it: sign in with a token (by keyboard),
-see a thread saved through the API, search, forget one summary after confirming, edit the
+see a thread saved through the API, headed by its words, search and open a result's thread,
+forget one summary after confirming, edit the
 profile, keep a draft through an assistant's rewrite and restore an earlier version, see which
 app saved a summary, disconnect that app and forget what it saved, and sign
 out, after which the old cookie opens nothing. A form posted
@@ -57,6 +58,10 @@ def sign_in(page: Page, base: str, artifacts: Path) -> None:
     by_app = page.get_by_role("listitem").filter(has_text=APP_SAVED).locator(".writer")
     expect(by_app.inner_text() == f"saved by {APP}",
            f"the app's summary does not name it: {by_app.inner_text()!r}")
+    # Each thread is headed by its newest summary's words (each here holds one).
+    for summary in (FORGET, KEEP, APP_SAVED):
+        expect(page.get_by_role("heading", level=3, name=summary, exact=True).count() == 1,
+               f"no thread is headed {summary!r}")
     view(page, artifacts, "memory")
 
 
@@ -68,6 +73,11 @@ def search(page: Page, artifacts: Path) -> None:
     expect(shows(page, FORGET), f"searching {word!r} did not find {FORGET!r}")
     expect(not shows(page, KEEP), f"searching {word!r} found {KEEP!r} too")
     view(page, artifacts, "search")
+    # The result opens its whole thread, alone.
+    page.get_by_role("listitem").filter(has_text=FORGET).get_by_role(
+        "link", name="its whole thread").click()
+    page.get_by_role("heading", name="One thread").wait_for()
+    expect(shows(page, FORGET) and not shows(page, KEEP), "the result's thread is not shown alone")
     page.get_by_role("link", name="Show every thread").click()
 
 

@@ -20,6 +20,8 @@ pub(super) struct Shown {
     done: Option<String>,
     lang: Option<String>,
     version: Option<String>,
+    /// One thread alone, as a search result links to it.
+    thread: Option<String>,
 }
 
 pub(super) async fn show(
@@ -31,6 +33,7 @@ pub(super) async fn show(
         done,
         lang,
         version,
+        thread,
     } = query.into_inner();
     let mut answer = match Visit::of(&req, &app).await {
         Ok(visit) => {
@@ -46,6 +49,7 @@ pub(super) async fn show(
             };
             let mut view = View {
                 notice,
+                thread: thread.filter(|id| !id.is_empty()),
                 ..View::default()
             };
             if let Some(version) = version {
@@ -122,6 +126,7 @@ pub(super) async fn browse(
 #[derive(Default)]
 pub(super) struct View<'a> {
     pub query: Option<String>,
+    pub thread: Option<String>,
     pub before: Option<String>,
     pub notice: Option<&'a str>,
     pub problem: Option<(StatusCode, &'static str)>,
@@ -139,6 +144,7 @@ impl View<'_> {
         let (t, ns) = (visit.t, &visit.session.namespace);
         let load = LoadRequest {
             q: self.query.clone(),
+            thread_id: self.thread.clone(),
             before: self.before.clone(),
             ..LoadRequest::default()
         };
@@ -199,6 +205,7 @@ impl View<'_> {
             notice: self.notice,
             problem,
             query: self.query,
+            one_thread: self.thread.is_some(),
             threads,
             results,
             older,

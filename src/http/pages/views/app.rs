@@ -29,6 +29,8 @@ pub struct MemoryPage<'a> {
     pub problem: Option<&'a str>,
     /// The search shown, if the view is one.
     pub query: Option<String>,
+    /// Whether one thread is shown alone (a search result's link), not every thread.
+    pub one_thread: bool,
     pub threads: Vec<ThreadView>,
     pub results: Vec<EntryView>,
     /// The cursor to older summaries, when the budget left some out.
