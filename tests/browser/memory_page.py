@@ -1,7 +1,8 @@
 """The memory page (/app) in Chromium, as its person uses it: sign in with a token (by keyboard),
 see a thread saved through the API, headed by its words, search and open a result's thread,
 forget one summary after confirming, edit the
-profile, keep a draft through an assistant's rewrite and restore an earlier version, see which
+profile, keep a draft through an assistant's rewrite, restore an earlier version and forget the
+profile, see which
 app saved a summary, disconnect that app and forget what it saved, and sign
 out, after which the old cookie opens nothing. A form posted
 without its CSRF token, one whose token was changed, and a framed page are refused. Each view
@@ -132,6 +133,18 @@ def conflict_then_restore(page: Page, base: str, artifacts: Path) -> None:
     expect(page.get_by_label("Profile text").input_value() == PROFILE, "version 1 not restored")
 
 
+def forget_profile(page: Page, base: str, artifacts: Path) -> None:
+    """The profile forgotten, every version, once the page that shows it is confirmed."""
+    page.get_by_role("button", name="Forget the profile").click()
+    page.get_by_role("heading", name="Forget this for good?").wait_for()
+    expect(shows(page, PROFILE), "the confirmation does not show the profile")
+    view(page, artifacts, "confirm-profile")
+    page.get_by_role("button", name="Forget", exact=True).click()
+    page.wait_for_url(f"{base}/app?done=profile_forgotten")
+    expect(page.get_by_role("status").inner_text() == "Profile forgotten.", "no word of it")
+    expect(page.get_by_label("Profile text").input_value() == "", "the profile is still shown")
+
+
 def disconnect(page: Page, base: str, artifacts: Path) -> None:
     apps = page.get_by_role("region", name="Connected apps")
     expect(apps.get_by_text(APP, exact=True).count() == 1, f"{APP!r} is not listed as connected")
@@ -209,6 +222,7 @@ def scenario(browser: Browser, base: str, artifacts: Path) -> None:
     # Before the refusals, which the browser logs as failed loads, rightly.
     expect(not errors, f"the page logged errors: {errors}")
     conflict_then_restore(page, base, artifacts)
+    forget_profile(page, base, artifacts)
     tampered_form_refused(page, artifacts)
     sign_out(page, base)
     page.close()
