@@ -1,7 +1,8 @@
 //! Where memories live, and the OAuth server's records. Every backend implements
-//! [`MemoryStore`] (what requests call), [`Maintenance`] (whole-store work) and [`GrantStore`]; the conformance suites in `tests/store` hold each to the
-//! same behaviour. A backend stores and retrieves; what an answer holds (budget, paging,
-//! ranking) is decided above it, in `domain`.
+//! [`MemoryStore`] (what requests call), [`Maintenance`] (whole-store work) and [`GrantStore`];
+//! the conformance suites in `tests/store` hold each to the same behaviour. A backend stores
+//! and retrieves; what an answer holds (budget, paging, ranking) is decided above it, in
+//! `domain`.
 
 mod blocking;
 mod bounded;
