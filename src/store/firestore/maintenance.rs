@@ -22,9 +22,11 @@ impl Maintenance for FirestoreStore {
     ) -> Result<Vec<Unembedded>, StoreError> {
         self.unembedded_entries(model, after, limit).await
     }
+
     async fn put_vectors(&self, vectors: &[(EntryKey, Embedded)]) -> Result<u64, StoreError> {
         self.put_entry_vectors(vectors).await
     }
+
     async fn import(
         &self,
         ns: &Namespace,
@@ -60,6 +62,7 @@ impl Maintenance for FirestoreStore {
         })
         .await
     }
+
     async fn import_profile(
         &self,
         ns: &Namespace,
@@ -67,6 +70,7 @@ impl Maintenance for FirestoreStore {
     ) -> Result<u64, StoreError> {
         self.import_profile_versions(ns, versions).await
     }
+
     async fn migrate(&self) -> Result<u64, StoreError> {
         self.backfill(None).await
     }

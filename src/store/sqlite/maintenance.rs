@@ -21,6 +21,7 @@ impl Maintenance for SqliteStore {
         self.read(move |conn| vectors::unembedded(conn, &model, before, limit))
             .await
     }
+
     async fn put_vectors(&self, embedded: &[(EntryKey, Embedded)]) -> Result<u64, StoreError> {
         let embedded = embedded
             .iter()
@@ -37,6 +38,7 @@ impl Maintenance for SqliteStore {
         })
         .await
     }
+
     async fn import(
         &self,
         ns: &Namespace,
@@ -65,6 +67,7 @@ impl Maintenance for SqliteStore {
         })
         .await
     }
+
     async fn import_profile(
         &self,
         ns: &Namespace,
@@ -74,6 +77,7 @@ impl Maintenance for SqliteStore {
         self.with_conn(move |conn| profile::import(conn, &ns, &versions))
             .await
     }
+
     /// Migrations run as the database opens.
     async fn migrate(&self) -> Result<u64, StoreError> {
         Ok(0)
