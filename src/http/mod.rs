@@ -67,6 +67,8 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
                     .limit(body_limit)
                     .error_handler(move |err, _| json_error(err, body_limit).into()),
             )
+            // Pages first: the memory page takes `/` from a browser that asks for a page.
+            .configure(pages::register)
             .configure(routes::configure)
     })
     .max_connections(MAX_CONNECTIONS_PER_WORKER)

@@ -9,7 +9,7 @@ use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
 
 use super::error::ApiError;
 use super::limits::FORM_BODY_BYTES;
-use super::pages::Privacy;
+use super::pages::views::Privacy;
 use crate::gate::Gate;
 use crate::memory::Memory;
 use crate::oauth::AuthorizationServer;

@@ -7,16 +7,16 @@ mod app;
 mod app_text;
 mod callback;
 mod consent;
-mod language;
+pub(super) mod language;
 mod privacy;
 mod respond;
 mod text;
-mod views;
+pub(super) mod views;
 
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 
-use super::routes::method_not_allowed;
+use super::routes::fallback::method_not_allowed;
 use crate::oauth::metadata::{AUTHORIZE_PATH, CALLBACK_PATH};
 
 pub use language::language;

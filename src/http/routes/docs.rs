@@ -7,7 +7,7 @@ use serde::Deserialize;
 use crate::domain::Door;
 use crate::guide::{self, Language};
 use crate::http::error::ApiError;
-use crate::http::pages;
+use crate::http::pages::language::language;
 use crate::http::schema::{self, SchemaOptions};
 use crate::http::state::AppState;
 use crate::http::strict_query::StrictQuery;
@@ -52,7 +52,7 @@ pub async fn prompt(
 ) -> Result<HttpResponse, ApiError> {
     let accepted = req.headers().contains_key(header::ACCEPT_LANGUAGE);
     let lang = match query.lang.as_deref() {
-        None if accepted => pages::language(&req, None).lang,
+        None if accepted => language(&req, None).lang,
         None => "ja",
         Some(lang) => lang,
     };

@@ -7,7 +7,7 @@ mod admin_export;
 mod admin_oauth;
 mod docs;
 pub(super) mod export_stream;
-mod fallback;
+pub(super) mod fallback;
 // The schema names the GPT's operations, in these two.
 pub(super) mod forget;
 mod gpt_errors;
@@ -18,13 +18,10 @@ mod oauth;
 
 use actix_web::web;
 
-pub use fallback::method_not_allowed;
 pub use mcp::endpoint as mcp_endpoint;
 
-/// The route table.
+/// The route table of everything but the pages, which `serve` registers first.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    // First: the memory page takes `/` from a browser that asks for a page, before the API.
-    crate::http::pages::register(cfg);
     memory::register(cfg);
     forget::register(cfg);
     mcp::register(cfg);

@@ -28,7 +28,7 @@ use crate::gate::Refusal;
 use crate::http::cookies::{Form, Jar};
 use crate::http::error::{ApiError, retry_after, status_of};
 use crate::http::limits::{FORM_BODY_BYTES, read_body};
-use crate::http::routes::method_not_allowed;
+use crate::http::routes::fallback::method_not_allowed;
 use crate::http::state::AppState;
 
 pub fn register(cfg: &mut web::ServiceConfig) {
