@@ -37,6 +37,7 @@ mod profile;
 #[path = "../common/oidc.rs"]
 mod provider;
 mod readme;
+mod request_target;
 mod scale;
 mod schema;
 mod schemathesis;

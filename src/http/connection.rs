@@ -1,0 +1,85 @@
+//! A client's connection as actix-http reads it: its request targets made readable
+//! ([`request_target`](super::request_target)); what the server writes passes untouched.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use super::request_target::Targets;
+
+pub(super) struct Connection<T> {
+    io: T,
+    targets: Targets,
+    /// Rewritten bytes that did not fit the reader's buffer, handed over on its next read.
+    pending: Vec<u8>,
+}
+
+impl<T> Connection<T> {
+    pub(super) fn new(io: T) -> Self {
+        Self {
+            io,
+            targets: Targets::new(),
+            pending: Vec::new(),
+        }
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for Connection<T> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if !this.pending.is_empty() {
+            let n = this.pending.len().min(buf.remaining());
+            buf.put_slice(&this.pending[..n]);
+            this.pending.drain(..n);
+            return Poll::Ready(Ok(()));
+        }
+        let before = buf.filled().len();
+        ready!(Pin::new(&mut this.io).poll_read(cx, buf))?;
+        if this.targets.done() {
+            return Poll::Ready(Ok(()));
+        }
+        if let Some(rewritten) = this.targets.rewrite(&buf.filled()[before..]) {
+            buf.set_filled(before);
+            let n = rewritten.len().min(buf.remaining());
+            buf.put_slice(&rewritten[..n]);
+            this.pending.extend_from_slice(&rewritten[n..]);
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for Connection<T> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().io).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().io).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
+    }
+}
