@@ -9,7 +9,10 @@ use crate::helpers::on_both_stores;
 use crate::helpers::{ADMIN, Fresh, spawn_fresh, summaries};
 use crate::oauth::flow::browser;
 
-on_both_stores!(signs_in_sees_searches_forgets_and_signs_out,);
+on_both_stores!(
+    signs_in_sees_searches_forgets_and_signs_out,
+    a_search_result_names_its_thread_by_its_newest_summary,
+);
 
 /// A browser: keeps its cookies, follows no redirect.
 pub struct Browser {
@@ -147,6 +150,26 @@ async fn signs_in_sees_searches_forgets_and_signs_out(store: StoreKind) {
     );
     let (_, page) = browser.get("/app").await;
     assert!(!page.contains("Mochi"), "signed out, the page is closed");
+}
+
+async fn a_search_result_names_its_thread_by_its_newest_summary(store: StoreKind) {
+    let (fresh, browser) = signed_in(store).await;
+    let first = (fresh.app)
+        .save(&fresh.token, None, "会議は木曜の午後に移った")
+        .await;
+    let thread = first["thread_id"].as_str().unwrap();
+    (fresh.app)
+        .save(&fresh.token, Some(thread), "議事録は金曜に送る")
+        .await;
+    let (_, page) = browser.get("/app").await;
+    let found = browser
+        .post("/app", &[("csrf", &csrf(&page)), ("q", "木曜")])
+        .await;
+    let found = found.text().await.unwrap();
+    let named = format!(
+        r#"<a href="/app?thread={thread}#memories">in the thread “議事録は金曜に送る”</a>"#
+    );
+    assert!(found.contains(&named), "{found}");
 }
 
 #[tokio::test]

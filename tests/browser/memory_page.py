@@ -76,7 +76,7 @@ def search(page: Page, artifacts: Path) -> None:
     view(page, artifacts, "search")
     # The result opens its whole thread, alone.
     page.get_by_role("listitem").filter(has_text=FORGET).get_by_role(
-        "link", name="its whole thread").click()
+        "link", name=f"in the thread “{FORGET}”").click()
     page.get_by_role("heading", name="One thread").wait_for()
     expect(shows(page, FORGET) and not shows(page, KEEP), "the result's thread is not shown alone")
     page.get_by_role("link", name="Show every thread").click()

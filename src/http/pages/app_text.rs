@@ -21,7 +21,10 @@ pub struct AppText {
     pub show_all: &'static str,
     pub threads_heading: &'static str,
     pub one_thread_heading: &'static str,
+    /// A search result's link to its thread, when the thread's heading could not be read.
     pub open_thread: &'static str,
+    /// A search result's link to its thread, named by its heading.
+    pub in_thread: &'static str,
     pub empty: &'static str,
     pub no_match: &'static str,
     pub older: &'static str,
@@ -95,6 +98,7 @@ pub static EN: AppText = AppText {
     threads_heading: "Threads, most recently saved first",
     one_thread_heading: "One thread",
     open_thread: "its whole thread",
+    in_thread: "in the thread “{heading}”",
     empty: "Nothing is saved yet. Ask your assistant to save a conversation.",
     no_match: "No summary holds any of these words. Try other words.",
     older: "Show older",
@@ -165,6 +169,7 @@ pub static JA: AppText = AppText {
     threads_heading: "スレッド（最後に保存した順）",
     one_thread_heading: "1つのスレッド",
     open_thread: "スレッド全体を見る",
+    in_thread: "スレッド「{heading}」",
     empty: "まだ何も保存されていません。アシスタントに会話の保存を頼んでください。",
     no_match: "どの語を含む要約もありません。別の言葉で試してください。",
     older: "さらに古いものを表示",

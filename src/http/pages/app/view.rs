@@ -1,14 +1,16 @@
 //! `GET /app`: the newest threads, the profile and the connected apps; `POST /app`: a search, or
 //! older summaries, through the same load as the API (the same budget, search and cursor).
 
+use std::collections::HashMap;
+
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
 use super::{Visit, add_cookie, posted, see_other, switch_url};
-use crate::domain::KEPT_PROFILE_VERSIONS;
+use crate::domain::{Found, KEPT_PROFILE_VERSIONS, Namespace};
 use crate::http::cookies::Jar;
-use crate::http::pages::views::{AppView, EntryView, MemoryPage, ThreadView, saved_by};
+use crate::http::pages::views::{AppView, EntryView, MemoryPage, ThreadView, heading, saved_by};
 use crate::http::state::AppState;
 use crate::memory::{LoadAnswer, LoadRequest, MemoryError, ProfileReadRequest};
 use crate::oauth::connected::connected_apps;
@@ -160,10 +162,14 @@ impl View<'_> {
                 older = loaded.truncation().next_before().map(str::to_owned);
             }
             Ok(LoadAnswer::Searched(searched)) => {
+                let headings = thread_headings(app, ns, searched.results()).await;
                 results = searched
                     .results()
                     .iter()
-                    .map(|found| EntryView::found(t, found))
+                    .map(|found| {
+                        let heading = headings.get(&found.thread_id).map(String::as_str);
+                        EntryView::found(t, found, heading)
+                    })
                     .collect();
                 older = searched.truncation().next_before().map(str::to_owned);
             }
@@ -222,4 +228,39 @@ impl View<'_> {
         };
         super::render(status, &page)
     }
+}
+
+/// Threads a page of search results names by their heading, at most: each is one more read.
+const NAMED_THREADS: usize = 20;
+
+/// The headings of the threads `results` come from (the first [`NAMED_THREADS`]), read at
+/// once, by thread id. A thread that could not be read goes unnamed: its link says so.
+async fn thread_headings(
+    app: &AppState,
+    ns: &Namespace,
+    results: &[Found],
+) -> HashMap<String, String> {
+    let mut ids: Vec<&str> = Vec::new();
+    for found in results {
+        if ids.len() < NAMED_THREADS && !ids.contains(&found.thread_id.as_str()) {
+            ids.push(&found.thread_id);
+        }
+    }
+    let reads = ids.into_iter().map(|id| async move {
+        let load = LoadRequest {
+            thread_id: Some(id.to_owned()),
+            ..LoadRequest::default()
+        };
+        match app.memory.load(ns, &load).await {
+            Ok(LoadAnswer::Loaded(loaded)) => {
+                (loaded.threads().first()).map(|thread| (thread.id.clone(), heading(thread)))
+            }
+            _ => None,
+        }
+    });
+    futures_util::future::join_all(reads)
+        .await
+        .into_iter()
+        .flatten()
+        .collect()
 }

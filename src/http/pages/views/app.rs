@@ -109,6 +109,8 @@ pub struct EntryView {
     pub shown: String,
     /// The search's terms it holds, for a search result.
     pub matched: String,
+    /// A search result's link text to its thread: the thread's heading, when it was read.
+    pub thread_link: String,
     /// Who saved it, when kioku recorded that.
     pub writer: Option<String>,
 }
@@ -122,7 +124,6 @@ pub struct AppView {
 
 impl ThreadView {
     pub fn new(t: &Text, thread: &Thread) -> Self {
-        let newest = thread.entries.last().map_or("", |e| e.summary.as_str());
         let dates = match (day(thread.entries.first()), day(thread.entries.last())) {
             (Some(from), Some(to)) if from != to => t
                 .app
@@ -133,7 +134,7 @@ impl ThreadView {
         };
         Self {
             id: thread.id.clone(),
-            heading: opening(newest, HEADING_CHARS).unwrap_or_else(|| newest.to_owned()),
+            heading: heading(thread),
             dates,
             entries: thread
                 .entries
@@ -153,11 +154,13 @@ impl EntryView {
             timestamp: entry.timestamp.clone(),
             shown: shown(&entry.timestamp),
             matched: String::new(),
+            thread_link: String::new(),
             writer: entry.writer.as_ref().map(|w| saved_by(t, w)),
         }
     }
 
-    pub fn found(t: &Text, found: &Found) -> Self {
+    /// A search result, with the heading of its thread if that was read.
+    pub fn found(t: &Text, found: &Found, thread_heading: Option<&str>) -> Self {
         Self {
             thread_id: found.thread_id.clone(),
             summary: found.summary.clone(),
@@ -165,6 +168,10 @@ impl EntryView {
             timestamp: found.timestamp.clone(),
             shown: shown(&found.timestamp),
             matched: found.matched.join(", "),
+            thread_link: thread_heading.map_or_else(
+                || t.app.open_thread.to_owned(),
+                |heading| t.app.in_thread.replace("{heading}", heading),
+            ),
             writer: found.writer.as_ref().map(|w| saved_by(t, w)),
         }
     }
@@ -202,6 +209,12 @@ impl AppView {
                 .to_string(),
         }
     }
+}
+
+/// The start of a thread's newest summary: what a person recognizes a thread by.
+pub fn heading(thread: &Thread) -> String {
+    let newest = thread.entries.last().map_or("", |e| e.summary.as_str());
+    opening(newest, HEADING_CHARS).unwrap_or_else(|| newest.to_owned())
 }
 
 /// Characters of a thread's newest summary its heading shows.
