@@ -32,6 +32,53 @@ fn sentences_alike_in_meaning_are_closer_than_those_alike_in_words() {
     assert!(knee.cosine(&rehab) > knee.cosine(&trip));
 }
 
+/// kioku runs BERT with its own GELU and softmax; candle-transformers' `BertModel`, the
+/// general implementation, gives the same vectors of a summary-sized text.
+#[test]
+fn the_encoder_gives_the_vectors_of_candles_bert() {
+    use candle_core::{DType, Device, Tensor};
+    use candle_transformers::models::bert::{BertModel, Config};
+    let Some(model_dir) = needs::model() else {
+        return;
+    };
+    let text = "Caroline told Melanie about the LGBTQ support group she went to on Sunday: \
+                the stories there moved her, and she is thinking of counselling as a career. \
+                Melanie said she is proud of her and described painting a lake at sunrise.";
+    let ours = Model::load(&model_dir).unwrap().embed(text).unwrap();
+
+    let config: Config =
+        serde_json::from_slice(&std::fs::read(model_dir.join("config.json")).unwrap()).unwrap();
+    let weights = [model_dir.join("model.safetensors")];
+    // SAFETY: the test's model files are not changed while it runs.
+    let vb = unsafe {
+        candle_nn::VarBuilder::from_mmaped_safetensors(&weights, DType::F32, &Device::Cpu)
+    }
+    .unwrap();
+    let bert = BertModel::load(vb, &config).unwrap();
+    let mut tokenizer = tokenizers::Tokenizer::from_file(model_dir.join("tokenizer.json")).unwrap();
+    tokenizer.with_padding(None); // as kioku reads: one text, no padding to average in
+    let ids = tokenizer.encode(text, true).unwrap().get_ids().to_vec();
+    let ids = Tensor::new(ids.as_slice(), &Device::Cpu)
+        .unwrap()
+        .unsqueeze(0)
+        .unwrap();
+    let tokens = bert
+        .forward(&ids, &ids.zeros_like().unwrap(), None)
+        .unwrap();
+    let mean: Vec<f32> = tokens
+        .mean(1)
+        .unwrap()
+        .squeeze(0)
+        .unwrap()
+        .to_vec1()
+        .unwrap();
+    let norm = mean.iter().map(|v| v * v).sum::<f32>().sqrt();
+    let cosine: f32 = (ours.values().iter().zip(&mean))
+        .map(|(a, b)| a * b / norm)
+        .sum();
+    assert!(cosine > 0.99999, "{cosine}");
+}
+
 /// MiniLM's vocabulary is English: of a Japanese question it knows too little to rank by.
 #[test]
 fn a_text_the_vocabulary_lacks_pieces_of_is_not_embedded_to_rank_by() {

@@ -3,6 +3,7 @@
 //! without `KIOKU_EMBEDDING_MODEL`, search is lexical only.
 
 mod backfill;
+mod bert;
 mod embeddings;
 mod error;
 mod model;

@@ -7,11 +7,12 @@ use std::path::Path;
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+use candle_transformers::models::bert::Config;
 use sha2::{Digest, Sha256};
 use tokenizers::{Encoding, ModelWrapper, Tokenizer, TruncationParams};
 
 use super::EmbeddingError;
+use super::bert::Bert;
 use super::error::Cause;
 use crate::domain::{ModelId, Vector};
 
@@ -21,7 +22,7 @@ const DEFAULT_MAX_TOKENS: usize = 256;
 
 pub struct Model {
     tokenizer: Tokenizer,
-    bert: BertModel,
+    bert: Bert,
     id: ModelId,
     dimension: usize,
     /// Pool by the first token's vector (`[CLS]`) instead of the mean of all.
@@ -71,7 +72,7 @@ impl Model {
             VarBuilder::from_mmaped_safetensors(&[&weights_path], DType::F32, &Device::Cpu)
         }
         .map_err(|e| invalid("model.safetensors", "safetensors weights", e))?;
-        let bert = BertModel::load(weights, &config)
+        let bert = Bert::load(weights, &config)
             .map_err(|e| invalid("model.safetensors", "the weights of a BERT model", e))?;
         Ok(Self {
             tokenizer,
@@ -148,8 +149,7 @@ impl Model {
         let ids = Tensor::new(encoding.get_ids(), &Device::Cpu)
             .and_then(|t| t.unsqueeze(0))
             .map_err(inference)?;
-        let types = ids.zeros_like().map_err(inference)?;
-        let tokens = self.bert.forward(&ids, &types, None).map_err(inference)?;
+        let tokens = self.bert.forward(&ids).map_err(inference)?;
         let pooled = if self.first_token {
             tokens.get_on_dim(1, 0)
         } else {
