@@ -1,7 +1,8 @@
 //! The HTTP boundary, and the only module that knows actix-web: the server (each connection
-//! read through `connection`, which makes raw request targets readable) and its middleware, the extractors that authenticate, the route table and its handlers (the GPT
-//! Action's API, the MCP endpoint, OAuth's, the operator's), the HTML pages (`pages`), the
-//! OpenAPI schema, and the mapping of every error to an HTTP answer.
+//! read through `connection`, which makes raw request targets readable) and its middleware,
+//! the extractors that authenticate, the route table and its handlers (the GPT Action's API,
+//! the MCP endpoint, OAuth's, the operator's), the HTML pages (`pages`), the OpenAPI schema,
+//! and the mapping of every error to an HTTP answer.
 
 mod auth;
 mod connection;

@@ -37,9 +37,9 @@ pub(super) struct Targets {
     at: At,
     /// Whether the request line or header line under way has any byte yet.
     started: bool,
-    method: Vec<u8>,
-    header: Vec<u8>,
-    /// Whether the header line under way was longer than what is kept of it.
+    /// The first bytes of the line under way: a request line's method, or a header line.
+    line: Vec<u8>,
+    /// Whether the line under way was longer than what is kept of it.
     overflowed: bool,
     length: Option<u64>,
     unfollowed: bool,
@@ -50,8 +50,7 @@ impl Targets {
         Self {
             at: At::Line(Part::Method),
             started: false,
-            method: Vec::new(),
-            header: Vec::new(),
+            line: Vec::new(),
             overflowed: false,
             length: None,
             unfollowed: false,
@@ -107,39 +106,36 @@ impl Targets {
                 self.at = At::Line(Part::Target);
                 self.started = true;
             }
-            (At::Line(Part::Method), _) => {
+            (At::Line(Part::Method) | At::Header, _) => {
                 self.started = true;
-                if self.method.len() < KEPT {
-                    self.method.push(byte);
-                }
-            }
-            (At::Line(Part::Target), b' ') => self.at = At::Line(Part::Version),
-            (At::Header, _) => {
-                self.started = true;
-                if self.header.len() < KEPT {
-                    self.header.push(byte);
+                if self.line.len() < KEPT {
+                    self.line.push(byte);
                 } else {
                     self.overflowed = true;
                 }
             }
+            (At::Line(Part::Target), b' ') => self.at = At::Line(Part::Version),
             _ => {}
         }
     }
 
     fn end_line(&mut self) {
         let started = std::mem::take(&mut self.started);
+        let overflowed = std::mem::take(&mut self.overflowed);
         self.at = match (&self.at, started) {
             // Empty lines before a request line are ignored (RFC 9112 §2.2).
             (At::Line(_), false) => At::Line(Part::Method),
             (At::Line(_), true) => {
-                if self.method.eq_ignore_ascii_case(b"CONNECT") {
-                    self.unfollowed = true;
-                }
-                self.method.clear();
+                self.unfollowed |= self.line.eq_ignore_ascii_case(b"CONNECT");
                 At::Header
             }
             (_, true) => {
-                self.read_header();
+                match (framing(&self.line, overflowed), self.length) {
+                    (Framing::Other, _) => {}
+                    (Framing::Length(length), None) => self.length = Some(length),
+                    // Unreadable, cut short, or a length said twice.
+                    _ => self.unfollowed = true,
+                }
                 At::Header
             }
             // The empty line that ends the head: a request's body is as long as its
@@ -150,28 +146,39 @@ impl Targets {
                 (false, Some(length)) => At::Body(length),
             },
         };
+        self.line.clear();
     }
+}
 
-    fn read_header(&mut self) {
-        let line = std::mem::take(&mut self.header);
-        let overflowed = std::mem::take(&mut self.overflowed);
-        let Some(colon) = line.iter().position(|&b| b == b':') else {
-            self.unfollowed |= overflowed; // a name too long to read
-            return;
+/// What a header line says of the framing.
+enum Framing {
+    Other,
+    Length(u64),
+    Unfollowed,
+}
+
+/// `line` (its first [`KEPT`] bytes; `overflowed` if it had more) read for the framing.
+fn framing(line: &[u8], overflowed: bool) -> Framing {
+    let Some(colon) = line.iter().position(|&b| b == b':') else {
+        // A name too long to read could be any.
+        return if overflowed {
+            Framing::Unfollowed
+        } else {
+            Framing::Other
         };
-        let (name, value) = (&line[..colon], line[colon + 1..].trim_ascii());
-        if name.eq_ignore_ascii_case(b"transfer-encoding") || name.eq_ignore_ascii_case(b"upgrade")
-        {
-            self.unfollowed = true;
-        } else if name.eq_ignore_ascii_case(b"content-length") {
-            let length = (!value.is_empty() && value.iter().all(u8::is_ascii_digit))
-                .then(|| std::str::from_utf8(value).ok()?.parse::<u64>().ok())
-                .flatten();
-            match (length, self.length, overflowed) {
-                (Some(length), None, false) => self.length = Some(length),
-                _ => self.unfollowed = true, // unreadable, cut short, or said twice
-            }
-        }
+    };
+    let (name, value) = (&line[..colon], line[colon + 1..].trim_ascii());
+    if name.eq_ignore_ascii_case(b"transfer-encoding") || name.eq_ignore_ascii_case(b"upgrade") {
+        return Framing::Unfollowed;
+    }
+    if !name.eq_ignore_ascii_case(b"content-length") {
+        return Framing::Other;
+    }
+    // Digits only: Rust's parse would also take a sign, which HTTP does not.
+    let digits = !overflowed && !value.is_empty() && value.iter().all(u8::is_ascii_digit);
+    match std::str::from_utf8(value).ok().filter(|_| digits) {
+        Some(value) => value.parse().map_or(Framing::Unfollowed, Framing::Length),
+        None => Framing::Unfollowed,
     }
 }
 
