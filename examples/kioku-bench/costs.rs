@@ -1,5 +1,5 @@
 //! What kioku's requests cost on Firestore, read from its request log: each request's line
-//! carries the documents it read and wrote, as Firestore bills them.
+//! carries the calls it made and the documents they read and wrote, as Firestore bills them.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -9,9 +9,10 @@ use std::path::Path;
 #[derive(Clone, Copy)]
 pub struct Reads {
     pub per_save: f64,
-    pub per_load: f64,
+    /// The median load's reads, and the calls that made them.
+    pub per_load: (u64, u64),
     /// The median first page's, where they were loaded.
-    pub per_first_page: Option<u64>,
+    pub per_first_page: Option<(u64, u64)>,
 }
 
 /// The reads of the growth's steps (`loads` loads, then `first_pages` first pages, after each
@@ -28,7 +29,8 @@ pub fn by_step(log: &Path, namespace: &str, loads: usize, first_pages: usize) ->
         if line["namespace"] != namespace {
             continue;
         }
-        let (Some(reads), Some(writes)) = (
+        let (Some(calls), Some(reads), Some(writes)) = (
+            line["firestore_calls"].as_u64(),
             line["firestore_reads"].as_u64(),
             line["firestore_writes"].as_u64(),
         ) else {
@@ -38,12 +40,12 @@ pub fn by_step(log: &Path, namespace: &str, loads: usize, first_pages: usize) ->
             saves.push(reads);
             continue;
         }
-        load_reads.push(reads);
+        load_reads.push((reads, calls));
         if load_reads.len() == loads + first_pages {
             let (whole, pages) = load_reads.split_at_mut(loads);
             steps.push(Reads {
                 per_save: saves.iter().sum::<u64>() as f64 / saves.len().max(1) as f64,
-                per_load: median(whole) as f64,
+                per_load: median(whole),
                 per_first_page: (!pages.is_empty()).then(|| median(pages)),
             });
             saves.clear();
@@ -53,7 +55,7 @@ pub fn by_step(log: &Path, namespace: &str, loads: usize, first_pages: usize) ->
     steps
 }
 
-fn median(reads: &mut [u64]) -> u64 {
-    reads.sort_unstable();
-    reads[reads.len() / 2]
+fn median(loads: &mut [(u64, u64)]) -> (u64, u64) {
+    loads.sort_unstable();
+    loads[loads.len() / 2]
 }

@@ -89,14 +89,17 @@ fn reads(out: &mut String, growing: &[&Measured]) {
         if m.growth.iter().all(|step| step.reads.is_none()) {
             continue;
         }
-        writeln!(out, "\n{}, documents read per request, as Firestore bills them (its request log's `firestore_reads`; the median load and first page):\n\n| Threads | per save | per load | per first page |\n| ---: | ---: | ---: | ---: |", m.kind.name()).unwrap();
+        writeln!(out, "\n{}, documents read per request, as Firestore bills them, and in how many calls (its request log's `firestore_reads` and `firestore_calls`; the median load and first page):\n\n| Threads | per save | per load | per first page |\n| ---: | ---: | ---: | ---: |", m.kind.name()).unwrap();
+        let in_calls = |(reads, calls): (u64, u64)| format!("{reads} in {calls}");
         for step in &m.growth {
             if let Some(reads) = step.reads {
-                let page = reads.per_first_page.map_or("–".into(), |n| n.to_string());
+                let page = reads.per_first_page.map_or("–".into(), in_calls);
                 writeln!(
                     out,
                     "| {} | {:.1} | {} | {page} |",
-                    step.threads, reads.per_save, reads.per_load
+                    step.threads,
+                    reads.per_save,
+                    in_calls(reads.per_load)
                 )
                 .unwrap();
             }

@@ -49,8 +49,9 @@ pub async fn request_log(
         httpRequest.latency = %format!("{:.6}s", started.elapsed().as_secs_f64()),
         namespace = namespace.as_deref().unwrap_or("-"),
         trace = trace.as_deref(),
-        firestore_reads = firestore.map(|(reads, _)| reads),
-        firestore_writes = firestore.map(|(_, writes)| writes),
+        firestore_calls = firestore.map(|billed| billed.calls),
+        firestore_reads = firestore.map(|billed| billed.reads),
+        firestore_writes = firestore.map(|billed| billed.writes),
         "{method} {path} {status}"
     );
     Ok(response)

@@ -27,4 +27,4 @@ pub use memory_store::MemoryStore;
 pub use outcome::{Counts, Dropped, EntryKey, NamespaceStats, SaveOutcome, Unembedded};
 pub use readiness::Readiness;
 pub use sqlite::SqliteStore;
-pub use usage::Usage;
+pub use usage::{Billed, Usage};

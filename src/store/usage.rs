@@ -1,5 +1,5 @@
-//! What one request cost the store, for its log line: the Firestore documents it read and wrote,
-//! counted as Firestore bills them
+//! What one request cost the store, for its log line: the Firestore calls it made, and the
+//! documents they read and wrote, counted as Firestore bills them
 //! (<https://firebase.google.com/docs/firestore/pricing#operations>).
 
 use std::future::Future;
@@ -10,12 +10,21 @@ tokio::task_local! {
     static USAGE: Arc<Usage>;
 }
 
-/// Documents read and written by the store calls made within [`Usage::scope`].
+/// The store calls made within [`Usage::scope`], and the documents they read and wrote.
 #[derive(Debug, Default)]
 pub struct Usage {
     counted: AtomicBool,
+    calls: AtomicU64,
     reads: AtomicU64,
     writes: AtomicU64,
+}
+
+/// What [`Usage::firestore`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Billed {
+    pub calls: u64,
+    pub reads: u64,
+    pub writes: u64,
 }
 
 impl Usage {
@@ -29,24 +38,24 @@ impl Usage {
         USAGE.try_with(Arc::clone).ok()
     }
 
-    /// `(reads, writes)`, when a call was counted: a request that reached no Firestore call
+    /// What was billed, when a call was counted: a request that reached no Firestore call
     /// has none.
-    pub fn firestore(&self) -> Option<(u64, u64)> {
-        self.counted.load(Ordering::Relaxed).then(|| {
-            (
-                self.reads.load(Ordering::Relaxed),
-                self.writes.load(Ordering::Relaxed),
-            )
+    pub fn firestore(&self) -> Option<Billed> {
+        self.counted.load(Ordering::Relaxed).then(|| Billed {
+            calls: self.calls.load(Ordering::Relaxed),
+            reads: self.reads.load(Ordering::Relaxed),
+            writes: self.writes.load(Ordering::Relaxed),
         })
     }
 }
 
-/// Counts `documents` read by the current request, if one is counting.
+/// Counts one call of the current request, if one is counting, that read `documents`.
 pub(crate) fn read(documents: u64) {
     count(|usage| usage.reads.fetch_add(documents, Ordering::Relaxed));
 }
 
-/// Counts `documents` written (or deleted) by the current request, if one is counting.
+/// Counts one call of the current request, if one is counting, that wrote (or deleted)
+/// `documents`.
 pub(crate) fn wrote(documents: u64) {
     count(|usage| usage.writes.fetch_add(documents, Ordering::Relaxed));
 }
@@ -54,6 +63,7 @@ pub(crate) fn wrote(documents: u64) {
 fn count(add: impl FnOnce(&Usage) -> u64) {
     let _ = USAGE.try_with(|usage| {
         usage.counted.store(true, Ordering::Relaxed);
+        usage.calls.fetch_add(1, Ordering::Relaxed);
         add(usage)
     });
 }
@@ -75,6 +85,11 @@ mod tests {
                 tokio::spawn(inner.scope(async { read(3) })).await.unwrap();
             })
             .await;
-        assert_eq!(usage.firestore(), Some((5, 1)));
+        let billed = Billed {
+            calls: 3,
+            reads: 5,
+            writes: 1,
+        };
+        assert_eq!(usage.firestore(), Some(billed));
     }
 }

@@ -1,5 +1,6 @@
-//! On Firestore, each request's log line says how many documents it read and wrote, counted as
-//! Firestore bills them: through the API and through MCP tools alike.
+//! On Firestore, each request's log line says how many calls it made and how many documents
+//! they read and wrote, counted as Firestore bills them: through the API and through MCP tools
+//! alike.
 
 use serde_json::{Value, json};
 
@@ -13,8 +14,11 @@ use crate::launch::Launch;
 use crate::needs;
 use crate::original::{emulator_host, raw_db_at, write_many_as_original};
 
-/// `(reads, writes)` of each request line, in order, with its method and route.
-fn costs(log: &[String]) -> Vec<(String, Option<u64>, Option<u64>)> {
+/// What a request line says it cost: its method and route, then the calls, reads and writes.
+type Cost = (String, Option<u64>, Option<u64>, Option<u64>);
+
+/// The cost of each request line, in order.
+fn costs(log: &[String]) -> Vec<Cost> {
     log.iter()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .filter(|line| line["httpRequest"].is_object())
@@ -26,6 +30,7 @@ fn costs(log: &[String]) -> Vec<(String, Option<u64>, Option<u64>)> {
                     request["requestMethod"].as_str().unwrap(),
                     request["requestUrl"].as_str().unwrap()
                 ),
+                line["firestore_calls"].as_u64(),
                 line["firestore_reads"].as_u64(),
                 line["firestore_writes"].as_u64(),
             )
@@ -34,7 +39,7 @@ fn costs(log: &[String]) -> Vec<(String, Option<u64>, Option<u64>)> {
 }
 
 #[tokio::test]
-async fn each_request_line_carries_the_documents_it_read_and_wrote() {
+async fn each_request_line_carries_the_calls_and_documents_it_cost() {
     if needs::firestore().is_none() {
         return;
     }
@@ -44,13 +49,15 @@ async fn each_request_line_carries_the_documents_it_read_and_wrote() {
     let launch = Launch::on_firestore(&tokens, &emulator_host());
     let server = launch.start().unwrap();
     let app = server.app();
-    for thread in ["a", "b", "c"] {
+    for thread in ["a", "b", "c", "d"] {
         app.save(&token, Some(thread), "要約").await;
     }
     app.load(&token).await;
     let rewrite = [("mode", "profile"), ("profile", "Rust を書く")];
     ok_json(app.get(Some(&token), &rewrite).send().await.unwrap()).await;
     app.load(&token).await;
+    let since = [("mode", "load"), ("since", "2000-01-01")];
+    ok_json(app.get(Some(&token), &since).send().await.unwrap()).await;
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                       "params": {"name": "load_memories", "arguments": {}}});
     let mcp = app
@@ -68,22 +75,28 @@ async fn each_request_line_carries_the_documents_it_read_and_wrote() {
     assert_eq!(health.status(), 200);
     let (_, log) = server.stop_and_collect();
 
-    let line = |route: &str, reads, writes| (route.to_owned(), Some(reads), Some(writes));
+    let line = |route: &str, calls, reads, writes| {
+        (route.to_owned(), Some(calls), Some(reads), Some(writes))
+    };
     assert_eq!(
         costs(&log),
         [
-            // The thread (to tell a repeat, and a new thread), the commit, the thread count.
-            line("GET /", 2, 1),
-            line("GET /", 2, 1),
-            line("GET /", 2, 1),
-            // No profile (a query that finds none is billed one read), the count of the
-            // threads, and the three threads.
-            line("GET /", 5, 0),
+            // The thread (to tell a repeat, and a new thread) and the thread count, at once;
+            // then the commit.
+            line("GET /", 3, 2, 1),
+            line("GET /", 3, 2, 1),
+            line("GET /", 3, 2, 1),
+            line("GET /", 3, 2, 1),
+            // No profile (a query that finds none is billed one read); the four threads, in
+            // one query, the whole namespace.
+            line("GET /", 2, 5, 0),
             // The newest version (none), and the new one created.
-            line("GET /", 1, 1),
-            line("GET /", 5, 0),
-            line("POST /mcp", 5, 0),
-            ("GET /healthz".to_owned(), None, None),
+            line("GET /", 2, 1, 1),
+            line("GET /", 2, 5, 0),
+            // A filtered load carries no profile: one call.
+            line("GET /", 1, 4, 0),
+            line("POST /mcp", 2, 5, 0),
+            ("GET /healthz".to_owned(), None, None, None),
         ]
     );
 }
@@ -91,7 +104,9 @@ async fn each_request_line_carries_the_documents_it_read_and_wrote() {
 /// A first page of a 2,000-thread namespace the original function wrote, once `kioku migrate`
 /// has tracked it, reads the threads it answers with and at most two more, whether the budget
 /// or `limit` ends it; beside them, the profile (one read) and the count of the namespace's
-/// threads and entries (a read per 1,000).
+/// threads and entries (a read per 1,000). The first load of a namespace an instance has not
+/// seen also reads the first 17 threads by name, the most a small namespace holds, to tell it is
+/// not small; the next loads there do not.
 /// On an emulator of its own: `kioku migrate` covers every namespace, and other tests' scans of
 /// every namespace need not read through these.
 #[tokio::test]
@@ -146,10 +161,12 @@ async fn a_first_page_of_a_large_namespace_reads_what_it_answers() {
     );
     assert_eq!(answered(&limited), 10);
     let beside = 1 + 2;
-    for (load, (_, reads, _)) in [loaded, limited].iter().zip(costs(&log)) {
+    let once = [17, 0];
+    let costs = costs(&log);
+    for ((load, (_, _, reads, _)), once) in [loaded, limited].iter().zip(costs).zip(once) {
         let reads = reads.unwrap();
         assert!(
-            reads <= answered(load) as u64 + 2 + beside,
+            reads <= answered(load) as u64 + 2 + beside + once,
             "{reads} reads for {} threads",
             answered(load)
         );
@@ -202,7 +219,7 @@ async fn a_search_of_a_large_namespace_reads_the_threads_holding_its_term() {
     let found = ok_json(search.send().await.unwrap()).await;
     let (_, log) = server.stop_and_collect();
     assert_eq!(found["count"], 3, "{found}");
-    let (_, reads, writes) = costs(&log).remove(0);
+    let (_, _, reads, writes) = costs(&log).remove(0);
     let counts = 2 * (2 + 2) + 1;
     assert_eq!(writes, Some(0));
     assert!(reads.unwrap() <= 3 + counts, "{reads:?} reads");
@@ -245,7 +262,7 @@ async fn a_save_over_the_thread_cap_reads_only_what_it_drops() {
     // and the delete.
     assert_eq!(
         saves[10],
-        ("GET /".to_owned(), Some(4), Some(2)),
+        ("GET /".to_owned(), Some(6), Some(4), Some(2)),
         "{saves:?}"
     );
 }

@@ -10,7 +10,7 @@ use crate::domain::{Filter, Located, Page, PageBuilder, json_chars};
 /// Threads the first query of a load reads: most namespaces hold fewer, and are read in one
 /// query; one of large threads reads at most 15 more than its page needs, once. Each later
 /// query reads as many as the budget left seems to need, from the size of those read so far.
-const FIRST_READ: u32 = 16;
+pub(super) const FIRST_READ: u32 = 16;
 const MOST_READ: u32 = 300;
 
 /// What a namespace's tracked fields add up to: every thread, and every entry.

@@ -18,6 +18,7 @@ mod records;
 mod save;
 mod search;
 mod size;
+mod small;
 mod stats;
 mod store;
 mod tracked;
@@ -44,6 +45,7 @@ pub struct FirestoreStore {
     /// How long one request to Firestore may take, the crate's and kioku's own alike.
     request_timeout: Duration,
     backfills: Backfills,
+    large: small::Large,
 }
 
 impl FirestoreStore {
@@ -73,6 +75,7 @@ impl FirestoreStore {
             clients: Clients::new(db, options, request_timeout),
             request_timeout,
             backfills: Backfills::default(),
+            large: small::Large::default(),
         })
     }
 

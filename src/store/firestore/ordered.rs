@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::FirestoreStore;
 use super::calls::counted;
 use super::failure::unavailable;
-use super::layout::{ENTRY_COUNT, NEWEST_MICROS, THREADS};
+use super::layout::{ENTRIES, ENTRY_COUNT, NEWEST_MICROS, THREADS};
 use super::merge::{Census, Merge};
 use super::tracked::Tracked;
 use super::values::thread_entries;
@@ -37,6 +37,7 @@ impl FirestoreStore {
     ) -> Result<Option<Page>, StoreError> {
         let (counted, merge) = tokio::join!(self.count(ns), self.merge(ns, filter, page));
         let (counted, merge) = (counted?, merge?);
+        self.large.counted(ns, counted.all.threads);
         match merge {
             Some(merge) if counted.all_tracked() => Ok(Some(merge.finish(Some(counted.all)))),
             _ => Ok(None),
@@ -85,6 +86,7 @@ impl FirestoreStore {
         let mut query = db
             .fluent()
             .select()
+            .fields([ENTRIES, NEWEST_MICROS, ENTRY_COUNT])
             .from(THREADS)
             .parent(self.threads_path(ns))
             .filter(|q| {

@@ -9,6 +9,7 @@ use super::FirestoreStore;
 use super::calls::Tries;
 use super::failure::unavailable;
 use super::index::thread_terms;
+use super::tracked::is_tracked;
 use super::values::{
     document_id, entry_values, expiry, newest_entry, thread_entries, value_micros,
 };
@@ -95,26 +96,28 @@ impl MemoryStore for FirestoreStore {
         &self,
         ns: &Namespace,
         filter: &Filter,
-        mut page: PageBuilder,
+        page: PageBuilder,
     ) -> Result<Page, StoreError> {
         if filter.thread.is_none() {
+            if let Some(documents) = self.whole_if_small(ns).await? {
+                if !documents.iter().all(is_tracked) {
+                    self.start_backfill(ns);
+                }
+                let items = documents
+                    .iter()
+                    .flat_map(thread_entries)
+                    .filter(|item| filter.admits(item))
+                    .collect();
+                return Ok(whole_page(items, filter, page));
+            }
             match self.ordered_page(ns, filter, page.clone()).await? {
                 Some(page) => return Ok(page),
                 None => self.start_backfill(ns),
             }
         }
-        // One thread, or a namespace not tracked yet: the whole read.
-        let mut items = self.admitted(ns, filter).await?;
-        items.sort_by(Located::load_order);
-        filter.limit_threads(&mut items);
-        let totals = (items.len() as u64, distinct_threads(&items));
-        for item in items {
-            if !page.push(item) {
-                break;
-            }
-        }
-        let totals = page.is_full().then_some(totals);
-        Ok(page.finish(totals))
+        // One thread, or a large namespace not tracked yet: the whole read.
+        let items = self.admitted(ns, filter).await?;
+        Ok(whole_page(items, filter, page))
     }
 
     async fn term_counts(&self, ns: &Namespace, query: &Query) -> Result<TermCounts, StoreError> {
@@ -261,6 +264,20 @@ impl MemoryStore for FirestoreStore {
             .await
             .map_err(|e| unavailable("the Firestore ping failed", e))
     }
+}
+
+/// The page of `items`, every entry the load admits of the threads read.
+fn whole_page(mut items: Vec<Located>, filter: &Filter, mut page: PageBuilder) -> Page {
+    items.sort_by(Located::load_order);
+    filter.limit_threads(&mut items);
+    let totals = (items.len() as u64, distinct_threads(&items));
+    for item in items {
+        if !page.push(item) {
+            break;
+        }
+    }
+    let totals = page.is_full().then_some(totals);
+    page.finish(totals)
 }
 
 /// A namespace's stats before its documents are counted.
