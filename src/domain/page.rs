@@ -3,7 +3,7 @@
 
 use super::budget::{Budget, cut_to_fit, json_chars};
 use super::ties::Ties;
-use super::{Located, Thread, cursor};
+use super::{Located, Profile, Thread, cursor};
 
 /// What a budget cut left out: entries, and threads with no entry on the page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -34,6 +34,15 @@ pub struct PageBuilder {
 }
 
 impl PageBuilder {
+    /// The page of a load that carries `profile` before its threads: the profile takes what
+    /// it needs of the budget (at most half: [`Profile::within`]), the page the rest.
+    pub fn after_profile(profile: Option<Profile>, budget_chars: usize) -> (Option<Profile>, Self) {
+        let (profile, chars) = profile
+            .and_then(|p| p.within(budget_chars))
+            .map_or((None, 0), |(p, chars)| (Some(p), chars));
+        (profile, Self::new(budget_chars - chars))
+    }
+
     pub fn new(budget_chars: usize) -> Self {
         Self {
             budget: Budget::new(budget_chars),

@@ -104,18 +104,13 @@ impl Memory {
         let budget = self.rules.load_budget_chars;
         Ok(match lookup.not_before(self.rules.retention.cutoff()) {
             Lookup::Page(filter) => {
-                let profile = if unfiltered {
-                    self.current_profile(ns).await?
+                let (profile, page) = if unfiltered {
+                    let cutoff = self.rules.retention.cutoff();
+                    self.store.first_page(ns, &filter, cutoff, budget).await?
                 } else {
-                    None
+                    let page = PageBuilder::new(budget);
+                    (None, self.store.page(ns, &filter, page).await?)
                 };
-                let (profile, profile_chars) = profile
-                    .and_then(|p| p.within(budget))
-                    .map_or((None, 0), |(p, chars)| (Some(p), chars));
-                let page = self
-                    .store
-                    .page(ns, &filter, PageBuilder::new(budget - profile_chars))
-                    .await?;
                 let omitted = page.omitted.map(|o| (o.entries, Some(o.threads)));
                 let status = match (page.threads.is_empty() && profile.is_none(), unfiltered) {
                     (false, _) => LoadStatus::Loaded,

@@ -65,6 +65,17 @@ impl<S: MemoryStore> MemoryStore for Bounded<S> {
         self.bound(self.inner.page(ns, filter, page)).await
     }
 
+    async fn first_page(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        not_before: Option<i64>,
+        budget_chars: usize,
+    ) -> Result<(Option<Profile>, Page), StoreError> {
+        self.bound(self.inner.first_page(ns, filter, not_before, budget_chars))
+            .await
+    }
+
     async fn term_counts(&self, ns: &Namespace, query: &Query) -> Result<TermCounts, StoreError> {
         self.bound(self.inner.term_counts(ns, query)).await
     }

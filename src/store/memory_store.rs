@@ -36,6 +36,21 @@ pub trait MemoryStore: Send + Sync {
         page: PageBuilder,
     ) -> Result<Page, StoreError>;
 
+    /// The first page of a load without filters: the newest profile written at or after
+    /// `not_before`, then the page within what it leaves of `budget_chars`
+    /// ([`PageBuilder::after_profile`]). A backend may read the two at once.
+    async fn first_page(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        not_before: Option<i64>,
+        budget_chars: usize,
+    ) -> Result<(Option<Profile>, Page), StoreError> {
+        let profile = self.profile(ns, None, not_before).await?;
+        let (profile, page) = PageBuilder::after_profile(profile, budget_chars);
+        Ok((profile, self.page(ns, filter, page).await?))
+    }
+
     /// How many of the namespace's documents hold each of `query`'s terms, and how many
     /// documents it holds (see [`TermCounts`]).
     async fn term_counts(&self, ns: &Namespace, query: &Query) -> Result<TermCounts, StoreError>;

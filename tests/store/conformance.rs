@@ -412,6 +412,7 @@ macro_rules! conformance_suite {
             entries_past_their_age_are_never_a_saves_drops,
             a_repeated_save_stores_nothing_and_answers_the_entry_it_repeats,
             a_profile_is_read_now_or_at_a_kept_version,
+            a_first_page_carries_the_profile_within_its_budget,
             a_rewrite_from_a_stale_version_conflicts_with_the_current_one,
             of_concurrent_rewrites_from_one_version_one_lands,
             a_profile_keeps_its_newest_twenty_versions,

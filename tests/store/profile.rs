@@ -3,7 +3,10 @@
 use std::num::NonZeroU32;
 
 use futures::future::join_all;
-use kioku::domain::{Namespace, Profile, ProfileDraft, ProfileWrite, Retention, ThreadId, Writer};
+use kioku::domain::{
+    Filter, Namespace, PageBuilder, Profile, ProfileDraft, ProfileWrite, Retention, ThreadId,
+    Writer,
+};
 
 use crate::conformance::{KEEP_ALL, entry, load_all, namespace};
 
@@ -104,6 +107,48 @@ pub async fn a_profile_is_read_now_or_at_a_kept_version(store: &impl crate::Back
         store.profile_versions(&ns).await.unwrap().len(),
         3,
         "every version is kept"
+    );
+}
+
+/// A first page carries the current profile and, within what the profile leaves of the
+/// budget, the page a load of that smaller budget answers; without a profile written since
+/// `not_before`, the whole budget's page.
+pub async fn a_first_page_carries_the_profile_within_its_budget(store: &impl crate::Backend) {
+    let ns = namespace();
+    for i in 0..6 {
+        let summary = format!("t{i} {}", "記憶".repeat(100));
+        let entry = entry(&summary, &format!("2025-08-19T10:0{i}:00.000000+09:00"));
+        let thread = ThreadId::parse(&format!("t{i}")).unwrap();
+        store
+            .save(&ns, &thread, &entry, None, &KEEP_ALL)
+            .await
+            .unwrap();
+    }
+    let profile = written(store, &ns, &"好み".repeat(150)).await;
+    let (budget, filter) = (1_200, Filter::default());
+    let page_of = |builder| store.page(&ns, &filter, builder);
+    let (carried, page) = store.first_page(&ns, &filter, None, budget).await.unwrap();
+    let (fitted, within) = PageBuilder::after_profile(Some(profile), budget);
+    assert_eq!(carried, fitted);
+    let expected = page_of(within).await.unwrap();
+    let whole = page_of(PageBuilder::new(budget)).await.unwrap();
+    assert_eq!(
+        (&page.threads, page.omitted, &page.next_before),
+        (&expected.threads, expected.omitted, &expected.next_before)
+    );
+    assert!(
+        page.threads.len() < whole.threads.len(),
+        "the profile takes from the page's budget"
+    );
+
+    let (carried, page) = store
+        .first_page(&ns, &filter, Some(i64::MAX), budget)
+        .await
+        .unwrap();
+    assert_eq!(carried, None);
+    assert_eq!(
+        (&page.threads, page.omitted, &page.next_before),
+        (&whole.threads, whole.omitted, &whole.next_before)
     );
 }
 

@@ -11,6 +11,7 @@ use super::calls::counted;
 use super::failure::unavailable;
 use super::layout::{ENTRIES, ENTRY_COUNT, NEWEST_MICROS, THREADS};
 use super::merge::{Census, Merge};
+use super::small::whole_page;
 use super::tracked::Tracked;
 use super::values::thread_entries;
 use crate::domain::{Filter, Namespace, Page, PageBuilder};
@@ -26,6 +27,24 @@ struct Totals {
 }
 
 impl FirestoreStore {
+    /// The page of one thread, or of a namespace larger than one query reads: in order, or
+    /// whole while a thread of the namespace is not tracked.
+    pub(super) async fn page_of_many(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        page: PageBuilder,
+    ) -> Result<Page, StoreError> {
+        if filter.thread.is_none() {
+            match self.ordered_page(ns, filter, page.clone()).await? {
+                Some(page) => return Ok(page),
+                None => self.start_backfill(ns),
+            }
+        }
+        let items = self.admitted(ns, filter).await?;
+        Ok(whole_page(items, filter, page))
+    }
+
     /// The page of a load without a thread filter, reading threads newest first; `None` when
     /// a thread of the namespace is not tracked (see backfill.rs), and only a whole read can
     /// tell what it holds.

@@ -14,7 +14,9 @@ use super::calls::counted;
 use super::failure::unavailable;
 use super::layout::{ENTRIES, ENTRY_COUNT, NEWEST_MICROS, THREADS};
 use super::merge::FIRST_READ;
-use crate::domain::Namespace;
+use super::tracked::is_tracked;
+use super::values::thread_entries;
+use crate::domain::{Filter, Located, Namespace, Page, PageBuilder};
 use crate::store::StoreError;
 
 /// Namespaces remembered as large at most; past that, the memory starts again, so that it
@@ -51,13 +53,14 @@ impl Large {
 }
 
 impl FirestoreStore {
-    /// Every thread of `ns` with the fields a load reads, when it holds at most [`FIRST_READ`];
-    /// `None` when it holds more, or was found to before.
+    /// Every thread of `ns` with the fields a load reads, when it holds at most [`FIRST_READ`]
+    /// and `filter` names no thread; `None` when it holds more, or was found to before.
     pub(super) async fn whole_if_small(
         &self,
         ns: &Namespace,
+        filter: &Filter,
     ) -> Result<Option<Vec<Document>>, StoreError> {
-        if self.large.holds(ns) {
+        if filter.thread.is_some() || self.large.holds(ns) {
             return Ok(None);
         }
         let documents = self
@@ -78,4 +81,46 @@ impl FirestoreStore {
         }
         Ok(Some(documents))
     }
+
+    /// The page of a small namespace read whole; a thread without the tracked fields starts the
+    /// backfill, which searches need.
+    pub(super) fn small_page(
+        &self,
+        ns: &Namespace,
+        documents: &[Document],
+        filter: &Filter,
+        page: PageBuilder,
+    ) -> Page {
+        if !documents.iter().all(is_tracked) {
+            self.start_backfill(ns);
+        }
+        let items = documents
+            .iter()
+            .flat_map(thread_entries)
+            .filter(|item| filter.admits(item))
+            .collect();
+        whole_page(items, filter, page)
+    }
+}
+
+/// The page of `items`, every entry a load admits of the threads it read.
+pub(super) fn whole_page(mut items: Vec<Located>, filter: &Filter, mut page: PageBuilder) -> Page {
+    items.sort_by(Located::load_order);
+    filter.limit_threads(&mut items);
+    let totals = (items.len() as u64, distinct_threads(&items));
+    for item in items {
+        if !page.push(item) {
+            break;
+        }
+    }
+    let totals = page.is_full().then_some(totals);
+    page.finish(totals)
+}
+
+fn distinct_threads(items: &[Located]) -> u64 {
+    items
+        .iter()
+        .map(|item| item.thread_id.as_str())
+        .collect::<HashSet<_>>()
+        .len() as u64
 }

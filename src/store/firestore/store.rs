@@ -1,7 +1,5 @@
 //! The Firestore store's calls.
 
-use std::collections::HashSet;
-
 use async_trait::async_trait;
 use firestore::gcloud_sdk::google::firestore::v1::Value;
 
@@ -9,7 +7,6 @@ use super::FirestoreStore;
 use super::calls::Tries;
 use super::failure::unavailable;
 use super::index::thread_terms;
-use super::tracked::is_tracked;
 use super::values::{
     document_id, entry_values, expiry, newest_entry, thread_entries, value_micros,
 };
@@ -98,26 +95,31 @@ impl MemoryStore for FirestoreStore {
         filter: &Filter,
         page: PageBuilder,
     ) -> Result<Page, StoreError> {
-        if filter.thread.is_none() {
-            if let Some(documents) = self.whole_if_small(ns).await? {
-                if !documents.iter().all(is_tracked) {
-                    self.start_backfill(ns);
-                }
-                let items = documents
-                    .iter()
-                    .flat_map(thread_entries)
-                    .filter(|item| filter.admits(item))
-                    .collect();
-                return Ok(whole_page(items, filter, page));
-            }
-            match self.ordered_page(ns, filter, page.clone()).await? {
-                Some(page) => return Ok(page),
-                None => self.start_backfill(ns),
-            }
+        match self.whole_if_small(ns, filter).await? {
+            Some(documents) => Ok(self.small_page(ns, &documents, filter, page)),
+            None => self.page_of_many(ns, filter, page).await,
         }
-        // One thread, or a large namespace not tracked yet: the whole read.
-        let items = self.admitted(ns, filter).await?;
-        Ok(whole_page(items, filter, page))
+    }
+
+    /// A small namespace is read beside the profile, and paged once the profile's share of the
+    /// budget is known; a large one is read in order after it, within what the profile leaves.
+    async fn first_page(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        not_before: Option<i64>,
+        budget_chars: usize,
+    ) -> Result<(Option<Profile>, Page), StoreError> {
+        let (profile, small) = tokio::join!(
+            self.read_profile(ns, None, not_before),
+            self.whole_if_small(ns, filter)
+        );
+        let (profile, page) = PageBuilder::after_profile(profile?, budget_chars);
+        let page = match small? {
+            Some(documents) => self.small_page(ns, &documents, filter, page),
+            None => self.page_of_many(ns, filter, page).await?,
+        };
+        Ok((profile, page))
     }
 
     async fn term_counts(&self, ns: &Namespace, query: &Query) -> Result<TermCounts, StoreError> {
@@ -264,27 +266,4 @@ impl MemoryStore for FirestoreStore {
             .await
             .map_err(|e| unavailable("the Firestore ping failed", e))
     }
-}
-
-/// The page of `items`, every entry the load admits of the threads read.
-fn whole_page(mut items: Vec<Located>, filter: &Filter, mut page: PageBuilder) -> Page {
-    items.sort_by(Located::load_order);
-    filter.limit_threads(&mut items);
-    let totals = (items.len() as u64, distinct_threads(&items));
-    for item in items {
-        if !page.push(item) {
-            break;
-        }
-    }
-    let totals = page.is_full().then_some(totals);
-    page.finish(totals)
-}
-
-/// A namespace's stats before its documents are counted.
-fn distinct_threads(items: &[Located]) -> u64 {
-    items
-        .iter()
-        .map(|item| item.thread_id.as_str())
-        .collect::<HashSet<_>>()
-        .len() as u64
 }

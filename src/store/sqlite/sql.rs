@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
-use crate::domain::{Entry, Filter, Located, Retention, Writer, entry_micros};
+use crate::domain::{Entry, Filter, Located, Page, PageBuilder, Retention, Writer, entry_micros};
 use crate::store::{Counts, Dropped};
 
 /// Appends `entry` to the thread and makes it the thread's latest; answers its `seq`.
@@ -109,6 +109,44 @@ pub fn newest_entry(conn: &Connection, ns: &str, thread: &str) -> rusqlite::Resu
 pub fn thread_count(conn: &Connection, ns: &str) -> rusqlite::Result<u64> {
     conn.prepare_cached("SELECT COUNT(*) FROM threads WHERE namespace = ?1")?
         .query_row([ns], |row| row.get(0))
+}
+
+/// The page of `ns` that `filter` admits, newest first, until `page` is full.
+pub fn page(
+    conn: &Connection,
+    ns: &str,
+    filter: &Filter,
+    mut page: PageBuilder,
+) -> rusqlite::Result<Page> {
+    let (mut clause, mut values) = filter_sql(filter);
+    values.insert(0, Value::Text(ns.to_owned()));
+    let entries = match filter.limit {
+        Some(limit) => keep_newest_threads(conn, &mut clause, &mut values, limit)?,
+        None => "entries",
+    };
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT thread_id, summary, timestamp, at_us, seq, writer FROM {entries} WHERE {clause}
+         ORDER BY at_us DESC, thread_id, seq DESC"
+    ))?;
+    let mut rows = stmt.query(params_from_iter(&values))?;
+    while let Some(row) = rows.next()? {
+        if !page.push(located(row)?) {
+            break;
+        }
+    }
+    let totals = if page.is_full() {
+        let sql =
+            format!("SELECT COUNT(*), COUNT(DISTINCT thread_id) FROM {entries} WHERE {clause}");
+        Some(
+            conn.prepare_cached(&sql)?
+                .query_row(params_from_iter(&values), |row| {
+                    Ok((row.get(0)?, row.get(1)?))
+                })?,
+        )
+    } else {
+        None
+    };
+    Ok(page.finish(totals))
 }
 
 /// The WHERE clause of a filter, after `namespace = ?1`, and its parameters from `?2`. A limit

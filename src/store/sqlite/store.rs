@@ -3,11 +3,10 @@
 use std::sync::{Arc, PoisonError};
 
 use async_trait::async_trait;
-use rusqlite::types::Value;
-use rusqlite::{params, params_from_iter};
+use rusqlite::params;
 
 use super::group_commit::{Queued, commit_queued};
-use super::sql::{counts, filter_sql, keep_newest_threads, located, writer};
+use super::sql::{self, counts, writer};
 use super::{SqliteStore, Stop, profile, search, vectors};
 use crate::domain::{
     Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
@@ -55,40 +54,26 @@ impl MemoryStore for SqliteStore {
         &self,
         ns: &Namespace,
         filter: &Filter,
-        mut page: PageBuilder,
+        page: PageBuilder,
     ) -> Result<Page, StoreError> {
-        let (mut clause, mut values) = filter_sql(filter);
-        values.insert(0, Value::Text(ns.name().to_owned()));
-        let limit = filter.limit;
+        let (ns, filter) = (ns.name().to_owned(), filter.clone());
+        self.read(move |conn| sql::page(conn, &ns, &filter, page))
+            .await
+    }
+
+    /// On one read connection, in one trip off the async workers.
+    async fn first_page(
+        &self,
+        ns: &Namespace,
+        filter: &Filter,
+        not_before: Option<i64>,
+        budget_chars: usize,
+    ) -> Result<(Option<Profile>, Page), StoreError> {
+        let (ns, filter) = (ns.name().to_owned(), filter.clone());
         self.read(move |conn| {
-            let entries = match limit {
-                Some(limit) => keep_newest_threads(conn, &mut clause, &mut values, limit)?,
-                None => "entries",
-            };
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT thread_id, summary, timestamp, at_us, seq, writer FROM {entries} WHERE {clause}
-                 ORDER BY at_us DESC, thread_id, seq DESC"
-            ))?;
-            let mut rows = stmt.query(params_from_iter(&values))?;
-            while let Some(row) = rows.next()? {
-                if !page.push(located(row)?) {
-                    break;
-                }
-            }
-            let totals = if page.is_full() {
-                let sql = format!(
-                    "SELECT COUNT(*), COUNT(DISTINCT thread_id) FROM {entries} WHERE {clause}"
-                );
-                Some(
-                    conn.prepare_cached(&sql)?
-                        .query_row(params_from_iter(&values), |row| {
-                            Ok((row.get(0)?, row.get(1)?))
-                        })?,
-                )
-            } else {
-                None
-            };
-            Ok(page.finish(totals))
+            let profile = profile::read(conn, &ns, None, not_before)?;
+            let (profile, page) = PageBuilder::after_profile(profile, budget_chars);
+            Ok((profile, sql::page(conn, &ns, &filter, page)?))
         })
         .await
     }
