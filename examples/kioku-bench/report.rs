@@ -147,27 +147,40 @@ fn targets(out: &mut String, all: &[Measured]) {
             cold,
             |x| x <= 0.1,
         );
+        // Firestore's own targets are #37's; SQLite's, the first ones.
+        let (most_per_save, most_per_load) = match kioku.kind {
+            Kind::KiokuFirestore => (0.06, 0.07),
+            _ => (0.1, 0.1),
+        };
         let save = over(&|m: &Measured| m.cpu_save_us);
         target(
             out,
-            &format!("{name}: CPU per save ÷ original ≤ 0.1"),
+            &format!("{name}: CPU per save ÷ original ≤ {most_per_save}"),
             save,
-            |x| x <= 0.1,
+            |x| x <= most_per_save,
         );
         let load = over(&|m: &Measured| Some(m.cpu_load_us));
         target(
             out,
-            &format!("{name}: CPU per load ÷ original ≤ 0.1"),
+            &format!("{name}: CPU per load ÷ original ≤ {most_per_load}"),
             load,
-            |x| x <= 0.1,
+            |x| x <= most_per_load,
         );
         let idle = over(&|m: &Measured| Some(m.idle_bytes as f64));
         target(
             out,
-            &format!("{name}: idle memory ÷ original ≤ 0.2"),
+            &format!("{name}: idle memory ÷ original ≤ 0.1"),
             idle,
-            |x| x <= 0.2,
+            |x| x <= 0.1,
         );
+        let calls = kioku.growth.first().and_then(|step| {
+            let (_, calls) = step.reads?.per_load;
+            Some((step.threads, calls as f64))
+        });
+        if let Some((threads, calls)) = calls {
+            let what = format!("{name}: Firestore calls of a load of {threads} threads ≤ 2");
+            target(out, &what, Some(calls), |x| x <= 2.0);
+        }
         let kinds: [(&str, Runs); 2] = [("loads", loads), ("saves", saves)];
         for (label, runs) in kinds {
             let p99 = over(&|m: &Measured| at(runs(m), 8).map(|r| r.p99_ms));
@@ -202,8 +215,8 @@ fn targets(out: &mut String, all: &[Measured]) {
     }
     if let (Some(sqlite), Some(ceiling)) = (find(Kind::KiokuSqlite), find(Kind::Ceiling)) {
         let share = peak_rate(&sqlite.loads) / peak_rate(&ceiling.loads);
-        let what = "kioku, SQLite: small loads/s ÷ constant-body ceiling ≥ 0.5 (best of 1, 8, 64 connections)";
-        target(out, what, Some(share), |x| x >= 0.5);
+        let what = "kioku, SQLite: small loads/s ÷ constant-body ceiling ≥ 0.25 (best of 1, 8, 64 connections)";
+        target(out, what, Some(share), |x| x >= 0.25);
         let saves = peak_rate(&sqlite.saves);
         let durable = sqlite.saves.iter().all(|r| r.errors == 0);
         let what = "kioku, SQLite: durable saves/s ≥ 1,000 (best of 1, 8, 64 connections)";
