@@ -12,7 +12,7 @@ WORKDIR /app
 # Only what the build reads: the manifests, the code and the text compiled into it; never data,
 # exports or env files that may sit in the build context.
 FROM chef AS source
-COPY Cargo.toml Cargo.lock ./
+COPY Cargo.toml Cargo.lock build.rs ./
 COPY src src
 COPY benches benches
 COPY prompts prompts
