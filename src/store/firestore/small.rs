@@ -14,7 +14,7 @@ use super::calls::counted;
 use super::failure::unavailable;
 use super::layout::{ENTRIES, ENTRY_COUNT, NEWEST_MICROS, THREADS};
 use super::merge::FIRST_READ;
-use super::tracked::is_tracked;
+use super::tracked::Tracked;
 use super::values::thread_entries;
 use crate::domain::{Filter, Located, Namespace, Page, PageBuilder};
 use crate::store::StoreError;
@@ -82,23 +82,39 @@ impl FirestoreStore {
         Ok(Some(documents))
     }
 
+    /// The page of `small`, the namespace read whole by [`whole_if_small`](Self::whole_if_small);
+    /// without it, of one thread or a larger namespace.
+    pub(super) async fn page_of(
+        &self,
+        ns: &Namespace,
+        small: Option<Vec<Document>>,
+        filter: &Filter,
+        page: PageBuilder,
+    ) -> Result<Page, StoreError> {
+        match small {
+            Some(documents) => Ok(self.small_page(ns, &documents, filter, page)),
+            None => self.page_of_many(ns, filter, page).await,
+        }
+    }
+
     /// The page of a small namespace read whole; a thread without the tracked fields starts the
-    /// backfill, which searches need.
-    pub(super) fn small_page(
+    /// backfill, which searches need. Each thread's entries are read from its document once.
+    fn small_page(
         &self,
         ns: &Namespace,
         documents: &[Document],
         filter: &Filter,
         page: PageBuilder,
     ) -> Page {
-        if !documents.iter().all(is_tracked) {
+        let (mut items, mut all_tracked) = (Vec::new(), true);
+        for doc in documents {
+            let entries = thread_entries(doc);
+            all_tracked &= Tracked::read(doc).is_some_and(|t| t.holds_for(&entries));
+            items.extend(entries.into_iter().filter(|item| filter.admits(item)));
+        }
+        if !all_tracked {
             self.start_backfill(ns);
         }
-        let items = documents
-            .iter()
-            .flat_map(thread_entries)
-            .filter(|item| filter.admits(item))
-            .collect();
         whole_page(items, filter, page)
     }
 }

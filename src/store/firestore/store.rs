@@ -95,10 +95,8 @@ impl MemoryStore for FirestoreStore {
         filter: &Filter,
         page: PageBuilder,
     ) -> Result<Page, StoreError> {
-        match self.whole_if_small(ns, filter).await? {
-            Some(documents) => Ok(self.small_page(ns, &documents, filter, page)),
-            None => self.page_of_many(ns, filter, page).await,
-        }
+        let small = self.whole_if_small(ns, filter).await?;
+        self.page_of(ns, small, filter, page).await
     }
 
     /// A small namespace is read beside the profile, and paged once the profile's share of the
@@ -115,11 +113,7 @@ impl MemoryStore for FirestoreStore {
             self.whole_if_small(ns, filter)
         );
         let (profile, page) = PageBuilder::after_profile(profile?, budget_chars);
-        let page = match small? {
-            Some(documents) => self.small_page(ns, &documents, filter, page),
-            None => self.page_of_many(ns, filter, page).await?,
-        };
-        Ok((profile, page))
+        Ok((profile, self.page_of(ns, small?, filter, page).await?))
     }
 
     async fn term_counts(&self, ns: &Namespace, query: &Query) -> Result<TermCounts, StoreError> {
