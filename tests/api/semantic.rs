@@ -167,16 +167,17 @@ async fn entries_saved_before_the_model_was_set_are_found_by_meaning_once_backfi
         ns: before.ns.clone(),
         token,
     };
+    // The backfill embeds one entry after another: until it reaches the one the question is
+    // about, another may be the nearest there is.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {
         let found = search(&after, QUESTION).await;
-        if found["status"] == "found" {
-            assert_eq!(found["results"][0]["thread_id"], threads[0], "{found}");
+        if found["status"] == "found" && found["results"][0]["thread_id"] == threads[0] {
             break;
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "never backfilled: {found}"
+            "never found by meaning once backfilled: {found}"
         );
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
