@@ -13,6 +13,7 @@ WORKDIR /app
 # exports or env files that may sit in the build context.
 FROM chef AS source
 COPY Cargo.toml Cargo.lock build.rs ./
+COPY link link
 COPY src src
 COPY benches benches
 COPY prompts prompts

@@ -55,13 +55,15 @@ fn the_image_is_multi_stage_with_a_cached_dependency_layer() {
         cook.is_some() && cook < build,
         "dependencies are cooked before the build: {runs:?}"
     );
-    // The build script sets how the binary is linked: without it the image's would differ
-    // from the one every test and benchmark runs.
-    assert!(
-        all.iter()
-            .any(|(k, v)| k == "COPY" && v.split_whitespace().any(|p| p == "build.rs")),
-        "the build stage copies build.rs"
-    );
+    // The build script and the code order it reads set how the binary is linked: without
+    // them the image's would differ from the one every test and benchmark runs.
+    for copied in ["build.rs", "link"] {
+        assert!(
+            all.iter()
+                .any(|(k, v)| k == "COPY" && v.split_whitespace().any(|p| p == copied)),
+            "the build stage copies {copied}"
+        );
+    }
 }
 
 #[test]
