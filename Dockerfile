@@ -1,7 +1,9 @@
 # kioku's container image: a release build on Debian 12, run on distroless as non-root.
 # Built by cloudbuild.yaml; scripts/check-release builds the binary with the same command.
 
-ARG RUST_VERSION=1.95
+# The exact toolchain link/code-order.txt was made with (scripts/order-code): symbol names,
+# which that file lists, change with the compiler's version.
+ARG RUST_VERSION=1.95.0
 
 # cargo-chef splits the build so that dependencies, which change rarely, are a cached layer of
 # their own and a code-only change recompiles only kioku.

@@ -66,6 +66,25 @@ fn the_image_is_multi_stage_with_a_cached_dependency_layer() {
     }
 }
 
+/// link/code-order.txt names functions by their symbols, which change with the compiler: the
+/// image builds with the toolchain that made the file.
+#[test]
+fn the_image_builds_with_the_toolchain_of_the_code_order() {
+    let version = instructions()
+        .into_iter()
+        .find_map(|(k, v)| Some(v.strip_prefix("RUST_VERSION=")?.to_owned()).filter(|_| k == "ARG"))
+        .expect("the Dockerfile pins RUST_VERSION");
+    let order = read("link/code-order.txt");
+    let made_with = order
+        .lines()
+        .take_while(|line| line.starts_with('#'))
+        .any(|line| line.contains(&format!("(rustc {version} ")));
+    assert!(
+        made_with,
+        "link/code-order.txt was not made with rustc {version}: run scripts/order-code"
+    );
+}
+
 #[test]
 fn the_runtime_is_minimal_and_runs_as_non_root() {
     let runtime = runtime_stage();
