@@ -16,7 +16,7 @@ use super::FirestoreStore;
 use super::calls::counted;
 use super::failure::unavailable;
 use super::layout::{ENTRIES, ENTRY_COUNT, NEWEST_MICROS, SEARCH_TERMS, TERMS_VERSION, THREADS};
-use super::tracked::is_tracked;
+use super::tracked::tracks;
 use super::values::thread_entries;
 use crate::domain::{Candidate, Filter, MAX_CANDIDATES, Namespace, Query, TermCounts, terms};
 use crate::store::{StoreError, usage};
@@ -61,17 +61,21 @@ impl FirestoreStore {
             let (indexed, documents) =
                 tokio::join!(self.indexed_threads(ns), self.holding_any(ns, drivers));
             if indexed?.is_some() {
-                let documents = documents?;
+                // Each thread's entries are read from its document once.
+                let (mut candidates, mut all_tracked) = (Vec::new(), true);
+                for doc in &documents? {
+                    let entries = thread_entries(doc);
+                    all_tracked &= tracks(doc, &entries);
+                    candidates.extend(
+                        (entries.into_iter().filter(|item| filter.admits(item)))
+                            .map(|item| Candidate { item, stats: None }),
+                    );
+                }
                 // The original function appended to a thread after kioku indexed it.
-                if !documents.iter().all(is_tracked) {
+                if !all_tracked {
                     self.start_backfill(ns);
                 }
-                return Ok(documents
-                    .iter()
-                    .flat_map(thread_entries)
-                    .filter(|item| filter.admits(item))
-                    .map(|item| Candidate { item, stats: None })
-                    .collect());
+                return Ok(candidates);
             }
             self.start_backfill(ns);
         }

@@ -14,7 +14,7 @@ use super::calls::counted;
 use super::failure::unavailable;
 use super::layout::{ENTRIES, ENTRY_COUNT, NEWEST_MICROS, THREADS};
 use super::merge::FIRST_READ;
-use super::tracked::Tracked;
+use super::tracked::tracks;
 use super::values::thread_entries;
 use crate::domain::{Filter, Located, Namespace, Page, PageBuilder};
 use crate::store::StoreError;
@@ -109,7 +109,7 @@ impl FirestoreStore {
         let (mut items, mut all_tracked) = (Vec::new(), true);
         for doc in documents {
             let entries = thread_entries(doc);
-            all_tracked &= Tracked::read(doc).is_some_and(|t| t.holds_for(&entries));
+            all_tracked &= tracks(doc, &entries);
             items.extend(entries.into_iter().filter(|item| filter.admits(item)));
         }
         if !all_tracked {

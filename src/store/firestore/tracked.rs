@@ -60,7 +60,12 @@ impl Tracked {
 
 /// Whether `doc` carries the fields, and they hold for its entries.
 pub fn is_tracked(doc: &Document) -> bool {
-    Tracked::read(doc).is_some_and(|tracked| tracked.holds_for(&thread_entries(doc)))
+    tracks(doc, &thread_entries(doc))
+}
+
+/// [`is_tracked`] for a caller that has read `doc`'s entries already.
+pub fn tracks(doc: &Document, entries: &[Located]) -> bool {
+    Tracked::read(doc).is_some_and(|tracked| tracked.holds_for(entries))
 }
 
 /// Moves a tracked thread's fields past `values`, appended without reading it: concurrent
