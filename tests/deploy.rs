@@ -72,7 +72,8 @@ fn the_image_is_multi_stage_with_a_cached_dependency_layer() {
 fn the_image_builds_with_the_toolchain_of_the_code_order() {
     let version = instructions()
         .into_iter()
-        .find_map(|(k, v)| Some(v.strip_prefix("RUST_VERSION=")?.to_owned()).filter(|_| k == "ARG"))
+        .filter(|(k, _)| k == "ARG")
+        .find_map(|(_, v)| v.strip_prefix("RUST_VERSION=").map(str::to_owned))
         .expect("the Dockerfile pins RUST_VERSION");
     let order = read("link/code-order.txt");
     let made_with = order
