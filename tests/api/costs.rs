@@ -53,6 +53,7 @@ async fn each_request_line_carries_the_calls_and_documents_it_cost() {
         app.save(&token, Some(thread), "要約").await;
     }
     app.load(&token).await;
+    app.load(&token).await;
     let rewrite = [("mode", "profile"), ("profile", "Rust を書く")];
     ok_json(app.get(Some(&token), &rewrite).send().await.unwrap()).await;
     app.load(&token).await;
@@ -87,15 +88,18 @@ async fn each_request_line_carries_the_calls_and_documents_it_cost() {
             line("GET /", 3, 2, 1),
             line("GET /", 3, 2, 1),
             line("GET /", 3, 2, 1),
-            // No profile (a query that finds none is billed one read); the four threads, in
-            // one query, the whole namespace.
+            // A namespace this instance has not loaded: no profile (a query that finds none
+            // is billed one read); the four threads, in one query, the whole namespace.
             line("GET /", 2, 5, 0),
+            // Seen small: its profile (none) and its threads in one call.
+            line("GET /", 1, 4, 0),
             // The newest version (none), and the new one created.
             line("GET /", 2, 1, 1),
-            line("GET /", 2, 5, 0),
+            // The newest version and the threads, in one call.
+            line("GET /", 1, 5, 0),
             // A filtered load carries no profile: one call.
             line("GET /", 1, 4, 0),
-            line("POST /mcp", 2, 5, 0),
+            line("POST /mcp", 1, 5, 0),
             ("GET /healthz".to_owned(), None, None, None),
         ]
     );

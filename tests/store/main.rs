@@ -11,6 +11,7 @@ mod backfill;
 mod conformance;
 mod export;
 mod firestore;
+mod firestore_instances;
 mod firestore_vectors;
 mod grants;
 mod lifecycle;

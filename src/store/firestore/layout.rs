@@ -43,10 +43,14 @@ pub const EMBEDDING: &str = "embedding";
 /// backfill asks only for the threads it must read (`embedded_by != model`).
 pub const EMBEDDED_BY: &str = "embedded_by";
 /// Each namespace's profile, a document per kept version (profile.rs):
-/// `memory/{namespace}/profile_versions/{version}`. The original never reads it.
+/// `memory/{namespace}/profile_versions/{version}`. The original never reads it. Its name sorts
+/// before `threads`, and `vectors` after, which lets one query read a small namespace's newest
+/// version and threads (at_once.rs).
 pub const PROFILE_VERSIONS: &str = "profile_versions";
-/// A version's number, which orders them.
+/// A version's number, which orders them; its text and the client's time of the write
+/// (`updated_at`, as on threads).
 pub const VERSION: &str = "version";
+pub const PROFILE: &str = "profile";
 /// Writes a commit may carry (the same page of limits).
 pub const MAX_WRITES_PER_COMMIT: usize = 500;
 

@@ -2,6 +2,7 @@
 //! the original function kept them, so the two read each other's; the OAuth server's records
 //! live in root collections of their own beside them.
 
+mod at_once;
 mod backfill;
 mod backfills;
 mod calls;
@@ -17,6 +18,7 @@ mod profile;
 mod records;
 mod save;
 mod search;
+mod shapes;
 mod size;
 mod small;
 mod stats;
@@ -27,6 +29,8 @@ mod values;
 mod vectors;
 mod writes;
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use firestore::{FirestoreDb, FirestoreDbOptions};
@@ -45,7 +49,9 @@ pub struct FirestoreStore {
     /// How long one request to Firestore may take, the crate's and kioku's own alike.
     request_timeout: Duration,
     backfills: Backfills,
-    large: small::Large,
+    shapes: shapes::Shapes,
+    /// Set once Firestore refuses the one-call load (at_once.rs).
+    at_once_refused: Arc<AtomicBool>,
 }
 
 impl FirestoreStore {
@@ -75,7 +81,8 @@ impl FirestoreStore {
             clients: Clients::new(db, options, request_timeout),
             request_timeout,
             backfills: Backfills::default(),
-            large: small::Large::default(),
+            shapes: shapes::Shapes::default(),
+            at_once_refused: Arc::default(),
         })
     }
 

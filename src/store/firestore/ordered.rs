@@ -56,7 +56,7 @@ impl FirestoreStore {
     ) -> Result<Option<Page>, StoreError> {
         let (counted, merge) = tokio::join!(self.count(ns), self.merge(ns, filter, page));
         let (counted, merge) = (counted?, merge?);
-        self.large.counted(ns, counted.all.threads);
+        self.shapes.counted(ns, counted.all.threads);
         match merge {
             Some(merge) if counted.all_tracked() => Ok(Some(merge.finish(Some(counted.all)))),
             _ => Ok(None),

@@ -10,7 +10,7 @@ use firestore::gcloud_sdk::prost_types::Timestamp;
 use super::FirestoreStore;
 use super::calls::{Tries, counted};
 use super::failure::unavailable;
-use super::layout::{PROFILE_VERSIONS, VERSION};
+use super::layout::{PROFILE, PROFILE_VERSIONS, UPDATED_AT, VERSION};
 use super::values::{expiry, integer, string_value, writer_field, writer_in};
 use super::writes::{create_write, delete_write, expire_at_field};
 use crate::domain::{
@@ -39,7 +39,7 @@ impl FirestoreStore {
             Some(version) => self.get(&self.version_path(ns, version)).await?,
             None => self.newest_version(ns).await?,
         };
-        let profile = doc.as_ref().map(profile).transpose()?;
+        let profile = doc.as_ref().map(profile_in).transpose()?;
         Ok(profile.filter(|p| p.written_since(not_before)))
     }
 
@@ -72,7 +72,7 @@ impl FirestoreStore {
         let mut tries = Tries::default();
         while tries.next().await {
             let newest = self.newest_version(ns).await?;
-            let newest = newest.as_ref().map(profile).transpose()?;
+            let newest = newest.as_ref().map(profile_in).transpose()?;
             let written = match draft.after(newest, retention.cutoff()) {
                 ProfileWrite::Written(written) => written,
                 conflict => return Ok(conflict),
@@ -99,7 +99,7 @@ impl FirestoreStore {
             .version_documents(ns)
             .await?
             .iter()
-            .map(profile)
+            .map(profile_in)
             .collect::<Result<Vec<_>, _>>()?;
         versions.sort_by_key(|p| p.version);
         Ok(versions)
@@ -159,19 +159,20 @@ impl FirestoreStore {
 /// A version's fields; `expire_at` for the TTL policy that forgets it at its age.
 fn fields(version: &Profile, expire_at: Option<Timestamp>) -> HashMap<String, Value> {
     let mut fields = HashMap::from([
-        ("profile".to_owned(), string_value(&version.profile)),
+        (PROFILE.to_owned(), string_value(&version.profile)),
         (
             VERSION.to_owned(),
             integer(i64::try_from(version.version).unwrap_or(i64::MAX)),
         ),
-        ("updated_at".to_owned(), string_value(&version.updated_at)),
+        (UPDATED_AT.to_owned(), string_value(&version.updated_at)),
     ]);
     fields.extend(writer_field(version.writer.as_ref()));
     fields.extend(expire_at_field(expire_at));
     fields
 }
 
-fn profile(doc: &Document) -> Result<Profile, StoreError> {
+/// The version `doc` holds.
+pub(super) fn profile_in(doc: &Document) -> Result<Profile, StoreError> {
     let field = |name: &str| doc.fields.get(name).and_then(|v| v.value_type.as_ref());
     let malformed = || {
         StoreError::failed(
@@ -188,9 +189,9 @@ fn profile(doc: &Document) -> Result<Profile, StoreError> {
         _ => return Err(malformed()),
     };
     Ok(Profile {
-        profile: text("profile")?,
+        profile: text(PROFILE)?,
         version,
-        updated_at: text("updated_at")?,
+        updated_at: text(UPDATED_AT)?,
         writer: writer_in(&doc.fields),
     })
 }

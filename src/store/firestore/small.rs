@@ -1,11 +1,10 @@
 //! Loads of small namespaces in one call: a namespace of at most [`FIRST_READ`] threads is read
 //! whole, by name, in one query. That query sees every thread, the original function's too,
 //! where a read newest first sees only tracked ones and so needs a count beside it
-//! (ordered.rs). A namespace found larger is remembered, so that its next loads here go
-//! straight to the read in order.
+//! (ordered.rs). A namespace found larger is remembered (shapes.rs), so that its next loads
+//! here go straight to the read in order.
 
 use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
 
 use firestore::gcloud_sdk::google::firestore::v1::Document;
 
@@ -14,43 +13,11 @@ use super::calls::counted;
 use super::failure::unavailable;
 use super::layout::{ENTRIES, ENTRY_COUNT, NEWEST_MICROS, THREADS};
 use super::merge::FIRST_READ;
+use super::shapes::Shape;
 use super::tracked::tracks;
 use super::values::thread_entries;
 use crate::domain::{Filter, Located, Namespace, Page, PageBuilder};
 use crate::store::StoreError;
-
-/// Namespaces remembered as large at most; past that, the memory starts again, so that it
-/// cannot grow the heap. It is only a hint: a namespace that shrank is read in order, which
-/// answers the same.
-const MOST_REMEMBERED: usize = 4_096;
-
-/// The namespaces a load here found holding more than [`FIRST_READ`] threads.
-#[derive(Clone, Default)]
-pub struct Large(Arc<Mutex<HashSet<String>>>);
-
-impl Large {
-    fn holds(&self, ns: &Namespace) -> bool {
-        self.0.lock().is_ok_and(|large| large.contains(ns.name()))
-    }
-
-    fn insert(&self, ns: &Namespace) {
-        if let Ok(mut large) = self.0.lock() {
-            if large.len() >= MOST_REMEMBERED {
-                large.clear();
-            }
-            large.insert(ns.name().to_owned());
-        }
-    }
-
-    /// Forgets `ns`, counted at `threads`, once it is small again.
-    pub fn counted(&self, ns: &Namespace, threads: u64) {
-        if threads <= u64::from(FIRST_READ)
-            && let Ok(mut large) = self.0.lock()
-        {
-            large.remove(ns.name());
-        }
-    }
-}
 
 impl FirestoreStore {
     /// Every thread of `ns` with the fields a load reads, when it holds at most [`FIRST_READ`]
@@ -60,7 +27,7 @@ impl FirestoreStore {
         ns: &Namespace,
         filter: &Filter,
     ) -> Result<Option<Vec<Document>>, StoreError> {
-        if filter.thread.is_some() || self.large.holds(ns) {
+        if filter.thread.is_some() || self.shapes.of(ns) == Some(Shape::Large) {
             return Ok(None);
         }
         let documents = self
@@ -76,7 +43,7 @@ impl FirestoreStore {
             .map(counted)
             .map_err(|e| unavailable("reading a namespace's threads failed", e))?;
         if documents.len() > FIRST_READ as usize {
-            self.large.insert(ns);
+            self.shapes.saw(ns, Shape::Large);
             return Ok(None);
         }
         Ok(Some(documents))
@@ -99,7 +66,7 @@ impl FirestoreStore {
 
     /// The page of a small namespace read whole; a thread without the tracked fields starts the
     /// backfill, which searches need. Each thread's entries are read from its document once.
-    fn small_page(
+    pub(super) fn small_page(
         &self,
         ns: &Namespace,
         documents: &[Document],

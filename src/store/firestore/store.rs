@@ -7,6 +7,7 @@ use super::FirestoreStore;
 use super::calls::Tries;
 use super::failure::unavailable;
 use super::index::thread_terms;
+use super::shapes::Shape;
 use super::values::{
     document_id, entry_values, expiry, newest_entry, thread_entries, value_micros,
 };
@@ -99,8 +100,10 @@ impl MemoryStore for FirestoreStore {
         self.page_of(ns, small, filter, page).await
     }
 
-    /// A small namespace is read beside the profile, and paged once the profile's share of the
-    /// budget is known; a large one is read in order after it, within what the profile leaves.
+    /// A namespace this instance saw small is read with its profile in one call (at_once.rs).
+    /// Else a small namespace is read beside the profile, and paged once the profile's share of
+    /// the budget is known; a large one is read in order after it, within what the profile
+    /// leaves.
     async fn first_page(
         &self,
         ns: &Namespace,
@@ -108,12 +111,26 @@ impl MemoryStore for FirestoreStore {
         not_before: Option<i64>,
         budget_chars: usize,
     ) -> Result<(Option<Profile>, Page), StoreError> {
-        let (profile, small) = tokio::join!(
-            self.read_profile(ns, None, not_before),
+        if let Some(Shape::Small { newest_version }) = self.shapes.of(ns)
+            && filter.thread.is_none()
+            && let Some(read) = self.at_once(ns, newest_version).await?
+        {
+            let (profile, page) = self.seen_small(ns, read.newest, not_before, budget_chars);
+            return Ok((profile, self.small_page(ns, &read.threads, filter, page)));
+        }
+        let (newest, small) = tokio::join!(
+            self.read_profile(ns, None, None),
             self.whole_if_small(ns, filter)
         );
-        let (profile, page) = PageBuilder::after_profile(profile?, budget_chars);
-        Ok((profile, self.page_of(ns, small?, filter, page).await?))
+        let (newest, small) = (newest?, small?);
+        let (profile, page) = match small {
+            Some(_) => self.seen_small(ns, newest, not_before, budget_chars),
+            None => PageBuilder::after_profile(
+                newest.filter(|p| p.written_since(not_before)),
+                budget_chars,
+            ),
+        };
+        Ok((profile, self.page_of(ns, small, filter, page).await?))
     }
 
     async fn term_counts(&self, ns: &Namespace, query: &Query) -> Result<TermCounts, StoreError> {
@@ -243,7 +260,11 @@ impl MemoryStore for FirestoreStore {
         draft: &ProfileDraft,
         retention: &Retention,
     ) -> Result<ProfileWrite, StoreError> {
-        self.write_profile_version(ns, draft, retention).await
+        let write = self.write_profile_version(ns, draft, retention).await?;
+        if let ProfileWrite::Written(written) = &write {
+            self.shapes.profile_now(ns, Some(written.version));
+        }
+        Ok(write)
     }
 
     async fn profile_versions(&self, ns: &Namespace) -> Result<Vec<Profile>, StoreError> {
@@ -251,7 +272,9 @@ impl MemoryStore for FirestoreStore {
     }
 
     async fn forget_profile(&self, ns: &Namespace) -> Result<u64, StoreError> {
-        self.forget_profile_versions(ns).await
+        let forgotten = self.forget_profile_versions(ns).await?;
+        self.shapes.profile_now(ns, None);
+        Ok(forgotten)
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
