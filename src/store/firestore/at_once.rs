@@ -93,7 +93,10 @@ impl FirestoreStore {
         let documents = match read {
             Ok(documents) => counted(documents),
             Err(FirestoreError::DatabaseError(e)) if refused(&e.public.code) => {
-                tracing::warn!(code = %e.public.code, "Firestore refused the one-call load; loads here make two calls from now on");
+                tracing::warn!(
+                    code = %e.public.code,
+                    "Firestore refused the one-call load; this instance goes back to two calls"
+                );
                 self.at_once_refused.store(true, Ordering::Relaxed);
                 return Ok(None);
             }
@@ -106,24 +109,23 @@ impl FirestoreStore {
             format!("{parent}/{PROFILE_VERSIONS}/"),
             format!("{parent}/{THREADS}/"),
         );
-        let (mut newest, mut threads) = (None::<Document>, Vec::new());
+        let (mut newest, mut threads) = (None::<Profile>, Vec::new());
         for doc in documents {
             if doc.name.starts_with(&threads_at) {
                 threads.push(doc);
             } else if doc.name.starts_with(&versions_at) {
-                // Ids are zero-padded numbers, in order: the last version read is the newest.
-                newest = Some(doc);
+                let version = profile_in(&doc)?;
+                if newest.as_ref().is_none_or(|n| n.version < version.version) {
+                    newest = Some(version);
+                }
             }
         }
         if newest.is_none() && seen.is_some() {
             return Ok(None);
         }
-        let newest = newest.as_ref().map(profile_in).transpose()?;
         Ok(Some(AtOnce { newest, threads }))
     }
-}
 
-impl FirestoreStore {
     /// Remembers that `ns` is small, with `newest` its profile's newest version; the profile a
     /// first page carries of it, and the page the rest of the budget leaves.
     pub(super) fn seen_small(
