@@ -1,6 +1,6 @@
 //! Threads without the tracked fields and the search index (the original function's) on the
-//! emulator: loads and searches stay exact before the backfill, after it, and (loads) when the
-//! original writes on after it; the backfill starts on its own and `migrate` runs it whole.
+//! emulator: loads and searches stay exact before the backfill, after it, and when the original
+//! writes on after it; the backfill starts on its own and `migrate` runs it whole.
 
 use std::time::Duration;
 
@@ -241,4 +241,44 @@ async fn the_originals_threads_are_found_before_and_after_migrate() {
         Some(ValueType::IntegerValue(kioku::domain::TERMS_VERSION))
     );
     assert_eq!(search("o03 o07").await, before);
+}
+
+/// A search that reads a thread the original appended to after the backfill indexed it sees
+/// its index no longer holds, and starts the backfill again: the appended entry's words find
+/// it then, without `migrate`.
+#[tokio::test]
+async fn a_search_that_reads_a_thread_the_original_appended_to_indexes_it_again() {
+    let Some(store) = connect().await else {
+        return;
+    };
+    let db = raw_db().await;
+    let (ns, _) = originals(&db).await;
+    store.migrate().await.unwrap();
+    append_as_original(&db, &ns, "o05", &entry("o05 zucchini", &at(50))).await;
+    let found = |q: &'static str| {
+        let (store, ns) = (&store, &ns);
+        async move {
+            let query = kioku::domain::Query::parse(q).unwrap().unwrap();
+            let results = store
+                .search(ns, &Filter::default(), &query, None, None, usize::MAX)
+                .await
+                .unwrap();
+            results
+                .found
+                .into_iter()
+                .map(|f| f.summary)
+                .any(|s| s == "o05 zucchini")
+        }
+    };
+    assert!(!found("zucchini").await, "not indexed yet");
+    assert!(found("o05").await, "read with the thread its index held");
+    let mut waited = Duration::ZERO;
+    while !found("zucchini").await {
+        assert!(
+            waited < Duration::from_secs(10),
+            "the backfill never indexed it"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        waited += Duration::from_millis(100);
+    }
 }
