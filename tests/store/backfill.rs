@@ -34,6 +34,18 @@ async fn originals(db: &firestore::FirestoreDb) -> (Namespace, Vec<Entry>) {
     (ns, all)
 }
 
+/// The summaries a search for `q` finds, sorted.
+async fn found(store: &FirestoreStore, ns: &Namespace, q: &str) -> Vec<String> {
+    let query = kioku::domain::Query::parse(q).unwrap().unwrap();
+    let results = store
+        .search(ns, &Filter::default(), &query, None, None, usize::MAX)
+        .await
+        .unwrap();
+    let mut found: Vec<String> = results.found.into_iter().map(|f| f.summary).collect();
+    found.sort();
+    found
+}
+
 /// The pages of a load with a small budget, through to the last.
 async fn every_page(store: &FirestoreStore, ns: &Namespace) -> Vec<Page> {
     let mut filter = Filter::default();
@@ -219,20 +231,7 @@ async fn the_originals_threads_are_found_before_and_after_migrate() {
     };
     let db = raw_db().await;
     let (ns, _) = originals(&db).await;
-    let search = |q: &'static str| {
-        let (store, ns) = (&store, &ns);
-        async move {
-            let query = kioku::domain::Query::parse(q).unwrap().unwrap();
-            let results = store
-                .search(ns, &Filter::default(), &query, None, None, usize::MAX)
-                .await
-                .unwrap();
-            let mut found: Vec<String> = results.found.into_iter().map(|f| f.summary).collect();
-            found.sort();
-            found
-        }
-    };
-    let before = search("o03 o07").await;
+    let before = found(&store, &ns, "o03 o07").await;
     assert_eq!(before, ["o03 first", "o03 then", "o07 first", "o07 then"]);
     store.migrate().await.unwrap();
     let doc = read_raw(&db, &ns, "o03").await;
@@ -240,7 +239,7 @@ async fn the_originals_threads_are_found_before_and_after_migrate() {
         doc.fields["terms_version"].value_type,
         Some(ValueType::IntegerValue(kioku::domain::TERMS_VERSION))
     );
-    assert_eq!(search("o03 o07").await, before);
+    assert_eq!(found(&store, &ns, "o03 o07").await, before);
 }
 
 /// A search that reads a thread the original appended to after the backfill indexed it sees
@@ -255,25 +254,16 @@ async fn a_search_that_reads_a_thread_the_original_appended_to_indexes_it_again(
     let (ns, _) = originals(&db).await;
     store.migrate().await.unwrap();
     append_as_original(&db, &ns, "o05", &entry("o05 zucchini", &at(50))).await;
-    let found = |q: &'static str| {
-        let (store, ns) = (&store, &ns);
-        async move {
-            let query = kioku::domain::Query::parse(q).unwrap().unwrap();
-            let results = store
-                .search(ns, &Filter::default(), &query, None, None, usize::MAX)
-                .await
-                .unwrap();
-            results
-                .found
-                .into_iter()
-                .map(|f| f.summary)
-                .any(|s| s == "o05 zucchini")
-        }
+    let (store, ns) = (&store, &ns);
+    let finds = |q| async move {
+        found(store, ns, q)
+            .await
+            .contains(&"o05 zucchini".to_owned())
     };
-    assert!(!found("zucchini").await, "not indexed yet");
-    assert!(found("o05").await, "read with the thread its index held");
+    assert!(!finds("zucchini").await, "not indexed yet");
+    assert!(finds("o05").await, "read with the thread its index held");
     let mut waited = Duration::ZERO;
-    while !found("zucchini").await {
+    while !finds("zucchini").await {
         assert!(
             waited < Duration::from_secs(10),
             "the backfill never indexed it"
