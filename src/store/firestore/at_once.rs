@@ -16,10 +16,7 @@ use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, value::Value
 use super::FirestoreStore;
 use super::calls::counted;
 use super::failure::unavailable;
-use super::layout::{
-    ENTRIES, ENTRY_COUNT, NEWEST_MICROS, PROFILE, PROFILE_VERSIONS, THREADS, UPDATED_AT, VERSION,
-    WRITER,
-};
+use super::layout::{LOADED, PROFILE, PROFILE_VERSIONS, THREADS, UPDATED_AT, VERSION, WRITER};
 use super::merge::FIRST_READ;
 use super::profile::profile_in;
 use super::shapes::Shape;
@@ -69,15 +66,11 @@ impl FirestoreStore {
             .db()
             .fluent()
             .select()
-            .fields([
-                ENTRIES,
-                NEWEST_MICROS,
-                ENTRY_COUNT,
-                PROFILE,
-                VERSION,
-                UPDATED_AT,
-                WRITER,
-            ])
+            .fields(
+                LOADED
+                    .into_iter()
+                    .chain([PROFILE, VERSION, UPDATED_AT, WRITER]),
+            )
             .from("")
             .parent(&parent)
             .all_descendants()

@@ -18,6 +18,8 @@ pub const UPDATED_AT: &str = "updated_at";
 /// threads lack both until the backfill (backfill.rs) sets them.
 pub const NEWEST_MICROS: &str = "newest_micros";
 pub const ENTRY_COUNT: &str = "entry_count";
+/// What a load reads of a thread: its entries, and the tracked fields that tell they are whole.
+pub const LOADED: [&str; 3] = [ENTRIES, NEWEST_MICROS, ENTRY_COUNT];
 /// Kept in step with `entries` by every kioku write (index.rs), so that a search reads only the
 /// threads holding its terms: the distinct [`terms`](crate::domain::terms) of the thread's
 /// entries (an array, which `array-contains` and `array-contains-any` query), and the

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::FirestoreStore;
 use super::calls::counted;
 use super::failure::unavailable;
-use super::layout::{ENTRIES, ENTRY_COUNT, NEWEST_MICROS, THREADS};
+use super::layout::{ENTRY_COUNT, LOADED, NEWEST_MICROS, THREADS};
 use super::merge::{Census, Merge};
 use super::small::whole_page;
 use super::tracked::Tracked;
@@ -105,7 +105,7 @@ impl FirestoreStore {
         let mut query = db
             .fluent()
             .select()
-            .fields([ENTRIES, NEWEST_MICROS, ENTRY_COUNT])
+            .fields(LOADED)
             .from(THREADS)
             .parent(self.threads_path(ns))
             .filter(|q| {

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use super::FirestoreStore;
 use super::calls::counted;
 use super::failure::unavailable;
-use super::layout::{ENTRIES, ENTRY_COUNT, NEWEST_MICROS, SEARCH_TERMS, TERMS_VERSION, THREADS};
+use super::layout::{LOADED, SEARCH_TERMS, TERMS_VERSION, THREADS};
 use super::tracked::tracks;
 use super::values::thread_entries;
 use crate::domain::{Candidate, Filter, MAX_CANDIDATES, Namespace, Query, TermCounts, terms};
@@ -149,7 +149,7 @@ impl FirestoreStore {
         self.db()
             .fluent()
             .select()
-            .fields([ENTRIES, NEWEST_MICROS, ENTRY_COUNT])
+            .fields(LOADED)
             .from(THREADS)
             .parent(self.threads_path(ns))
             .filter(|q| q.field(SEARCH_TERMS).array_contains_any(terms.to_vec()))

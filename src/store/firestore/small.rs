@@ -11,7 +11,7 @@ use firestore::gcloud_sdk::google::firestore::v1::Document;
 use super::FirestoreStore;
 use super::calls::counted;
 use super::failure::unavailable;
-use super::layout::{ENTRIES, ENTRY_COUNT, NEWEST_MICROS, THREADS};
+use super::layout::{LOADED, THREADS};
 use super::merge::FIRST_READ;
 use super::shapes::Shape;
 use super::tracked::tracks;
@@ -34,7 +34,7 @@ impl FirestoreStore {
             .db()
             .fluent()
             .select()
-            .fields([ENTRIES, NEWEST_MICROS, ENTRY_COUNT])
+            .fields(LOADED)
             .from(THREADS)
             .parent(self.threads_path(ns))
             .limit(FIRST_READ + 1)
