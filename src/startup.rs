@@ -239,6 +239,7 @@ pub async fn embeddings(settings: &Settings) -> Result<Option<Embeddings>, Start
     tracing::info!(
         model = %model.id(),
         dimension = model.dimension(),
+        precision = %model.precision(),
         "embedding model loaded: search by meaning is on"
     );
     Ok(Some(Embeddings::new(model, settings.store_timeout())))

@@ -2,13 +2,16 @@
 //! process by candle, so that no memory leaves the service and a save costs no call. Optional:
 //! without `KIOKU_EMBEDDING_MODEL`, search is lexical only.
 
+mod activations;
 mod backfill;
 mod bert;
 mod embeddings;
 mod error;
+mod int8;
 mod model;
 
 pub use backfill::backfill;
+pub use bert::Precision;
 pub use embeddings::Embeddings;
 pub use error::EmbeddingError;
 pub use model::Model;

@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use tokenizers::{Encoding, ModelWrapper, Tokenizer, TruncationParams};
 
 use super::EmbeddingError;
-use super::bert::Bert;
+use super::bert::{Bert, Precision};
 use super::error::Cause;
 use crate::domain::{ModelId, Vector};
 
@@ -23,6 +23,7 @@ const DEFAULT_MAX_TOKENS: usize = 256;
 pub struct Model {
     tokenizer: Tokenizer,
     bert: Bert,
+    precision: Precision,
     id: ModelId,
     dimension: usize,
     /// Pool by the first token's vector (`[CLS]`) instead of the mean of all.
@@ -32,8 +33,14 @@ pub struct Model {
 }
 
 impl Model {
-    /// Loads the model in `dir`, or says which file is missing or unreadable.
+    /// Loads the model in `dir`, to run at the precision fastest on this CPU, or says which
+    /// file is missing or unreadable.
     pub fn load(dir: &Path) -> Result<Self, EmbeddingError> {
+        Self::load_as(dir, Precision::fastest())
+    }
+
+    /// Loads the model in `dir` to run at `precision`.
+    pub fn load_as(dir: &Path, precision: Precision) -> Result<Self, EmbeddingError> {
         let path = |file: &'static str| {
             let path = dir.join(file);
             path.is_file()
@@ -72,11 +79,12 @@ impl Model {
             VarBuilder::from_mmaped_safetensors(&[&weights_path], DType::F32, &Device::Cpu)
         }
         .map_err(|e| invalid("model.safetensors", "safetensors weights", e))?;
-        let bert = Bert::load(weights, &config)
+        let bert = Bert::load(weights, &config, precision)
             .map_err(|e| invalid("model.safetensors", "the weights of a BERT model", e))?;
         Ok(Self {
             tokenizer,
             bert,
+            precision,
             id: ModelId::new(&digest, config.hidden_size),
             dimension: config.hidden_size,
             first_token: options.first_token,
@@ -90,6 +98,10 @@ impl Model {
 
     pub fn dimension(&self) -> usize {
         self.dimension
+    }
+
+    pub fn precision(&self) -> Precision {
+        self.precision
     }
 
     /// The text's vector. Texts longer than the model reads are read to its limit.
