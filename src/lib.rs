@@ -14,8 +14,9 @@
 //!   the vectors' backfill), and one folder per backend: `sqlite` (embedded, one file) and
 //!   `firestore` (the original function's layout).
 //! - [`embedding`]: search by meaning, when `KIOKU_EMBEDDING_MODEL` names a model: the model
-//!   run in-process (candle), one text per core off the async workers, and the backfill that
-//!   embeds what was stored without a vector.
+//!   run in-process (candle; its linear layers in int8 where the CPU has AVX-512 VNNI), one
+//!   text per core off the async workers, and the backfill that embeds what was stored
+//!   without a vector.
 //! - [`credentials`]: API tokens and the namespaces they unlock, admin tokens, and the token
 //!   of a local run. [`rate_limit`]: requests a minute per namespace. [`throttle`]: failed
 //!   sign-ins per client address.

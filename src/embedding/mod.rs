@@ -1,6 +1,7 @@
 //! Search by meaning: a sentence-embedding model (BERT family, safetensors weights) run in this
-//! process by candle, so that no memory leaves the service and a save costs no call. Optional:
-//! without `KIOKU_EMBEDDING_MODEL`, search is lexical only.
+//! process by candle, its linear layers by kioku's int8 kernel where the CPU has AVX-512 VNNI,
+//! so that no memory leaves the service and a save costs no call. Optional: without
+//! `KIOKU_EMBEDDING_MODEL`, search is lexical only.
 
 mod activations;
 mod backfill;

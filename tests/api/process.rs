@@ -280,3 +280,24 @@ async fn a_local_run_generates_a_private_token() {
         );
     }
 }
+
+/// With a model set, the start's log names it, its dimension, and the precision its layers
+/// multiply at on this CPU.
+#[tokio::test]
+async fn the_start_names_the_embedding_model_and_how_it_runs() {
+    let Some(model) = crate::needs::model() else {
+        return;
+    };
+    let launch = Launch::new().set("KIOKU_EMBEDDING_MODEL", model.to_string_lossy());
+    let server = launch.start().unwrap();
+    let (_, log) = server.stop_and_collect();
+    let loaded = log
+        .iter()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|line| line["message"] == "embedding model loaded: search by meaning is on")
+        .unwrap_or_else(|| panic!("no line says the model loaded: {log:#?}"));
+    assert_eq!(loaded["model"], "sha256:53aa51172d142c89/384");
+    assert_eq!(loaded["dimension"], 384);
+    let precision = kioku::embedding::Precision::fastest().to_string();
+    assert_eq!(loaded["precision"], precision.as_str());
+}
