@@ -20,7 +20,7 @@ pub enum Precision {
     /// f32 weights: the vectors as the model's authors compute them.
     F32,
     /// int8 weights and inputs, exact integer sums: a quarter of f32's time on a CPU with
-    /// AVX-512 VNNI, vectors a cosine of 0.999 or more from f32's (docs/recall.md).
+    /// AVX-512 VNNI, vectors about a cosine of 0.999 from f32's (docs/recall.md).
     Int8,
 }
 

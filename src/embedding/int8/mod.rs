@@ -1,11 +1,12 @@
 //! A linear layer with int8 weights: on a CPU with AVX-512 VNNI its products take about a
 //! quarter of f32's time (docs/recall.md), within about 1% of the largest output.
 //!
-//! The weights are quantized once, per output, and each product's inputs per token, both
-//! symmetric to ±127; the inputs are then offset by 128 into unsigned bytes, as VNNI
-//! multiplies unsigned by signed bytes, and the offset is taken back out with each output's
-//! weight sum. The sums are exact 32-bit integers, so the VNNI kernel and the portable one
-//! give the same outputs to the bit (the tests below check it).
+//! The weights are quantized once, per output, symmetric to ±127. Each product's inputs are
+//! quantized per token to unsigned bytes, as VNNI multiplies unsigned by signed bytes: the
+//! token's range, widened to hold 0, onto 0..=255, so that the GELU's outputs (nearly all
+//! above −0.17) use every step. The zero point comes back out through each output's weight
+//! sum. The sums are exact 32-bit integers, so the VNNI kernel and the portable one give the
+//! same outputs to the bit (the tests below check it).
 
 #[cfg(target_arch = "x86_64")]
 mod vnni;
@@ -26,6 +27,7 @@ pub fn available() -> bool {
     false
 }
 
+/// A linear layer's weights packed for int8 products, with the kernel this CPU runs them by.
 pub struct Int8Linear {
     inputs: usize,
     outputs: usize,
@@ -36,6 +38,7 @@ pub struct Int8Linear {
     scales: Vec<f32>,
     sums: Vec<i32>,
     bias: Vec<f32>,
+    /// Whether the VNNI kernel runs them, or the portable one.
     vnni: bool,
 }
 
@@ -55,7 +58,7 @@ impl Int8Linear {
         let mut packed = vec![0; outputs * inputs];
         let (mut scales, mut sums) = (Vec::with_capacity(outputs), Vec::with_capacity(outputs));
         for (output, row) in weights.iter().enumerate() {
-            let scale = scale_of(row);
+            let scale = weight_scale(row);
             let mut sum = 0;
             for (input, &weight) in row.iter().enumerate() {
                 let value = (weight / scale).round_ties_even().clamp(-127.0, 127.0) as i8;
@@ -147,8 +150,8 @@ impl Scale {
     }
 }
 
-/// The scale that maps the largest magnitude of `values` to 127.
-fn scale_of(values: &[f32]) -> f32 {
+/// The scale of one output's weights: their largest magnitude maps to 127.
+fn weight_scale(values: &[f32]) -> f32 {
     let max = values.iter().fold(0.0_f32, |max, v| max.max(v.abs()));
     if max > 0.0 { max / 127.0 } else { 1.0 }
 }
