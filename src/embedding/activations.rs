@@ -4,8 +4,9 @@
 
 use candle_core::{CpuStorage, CustomOp1, Layout, Result, Shape};
 
-/// The values of a contiguous f32 tensor, or an error naming the op.
-fn values<'a>(op: &str, storage: &'a CpuStorage, layout: &Layout) -> Result<&'a [f32]> {
+/// The values of a contiguous f32 tensor, as a custom op of the encoder's gets them, or an
+/// error naming the op.
+pub(super) fn values<'a>(op: &str, storage: &'a CpuStorage, layout: &Layout) -> Result<&'a [f32]> {
     match (storage, layout.contiguous_offsets()) {
         (CpuStorage::F32(values), Some((start, end))) => Ok(&values[start..end]),
         _ => candle_core::bail!("{op} takes contiguous f32 values"),

@@ -14,6 +14,8 @@ mod vnni;
 use candle_core::{CpuStorage, CustomOp1, Layout, Module, Result, Shape, Tensor};
 use candle_nn::Linear;
 
+use super::activations::values;
+
 /// Outputs per block of packed weights: one 512-bit register of 32-bit sums.
 const LANES: usize = 16;
 /// Inputs one VNNI instruction adds into each output.
@@ -111,16 +113,13 @@ impl CustomOp1 for Int8Linear {
     }
 
     fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
-        let (CpuStorage::F32(values), Some((start, end))) = (storage, layout.contiguous_offsets())
-        else {
-            candle_core::bail!("int8-linear takes contiguous f32 values");
-        };
+        let values = values(self.name(), storage, layout)?;
         let mut dims = layout.shape().dims().to_vec();
         match dims.last_mut() {
             Some(last) if *last == self.inputs => *last = self.outputs,
             _ => candle_core::bail!("int8-linear takes rows of {} values", self.inputs),
         }
-        let out = self.product(&values[start..end], (end - start) / self.inputs);
+        let out = self.product(values, values.len() / self.inputs);
         Ok((CpuStorage::F32(out), Shape::from(dims)))
     }
 }
