@@ -91,15 +91,16 @@ async fn each_request_line_carries_the_calls_and_documents_it_cost() {
             // A namespace this instance has not loaded: no profile (a query that finds none
             // is billed one read); the four threads, in one query, the whole namespace.
             line("GET /", 2, 5, 0),
-            // Seen small: its profile (none) and its threads in one call.
+            // Seen small without a profile: any profile written since and the threads, in one
+            // call.
             line("GET /", 1, 4, 0),
             // The newest version (none), and the new one created.
             line("GET /", 2, 1, 1),
-            // The newest version and the threads, in one call.
-            line("GET /", 1, 5, 0),
+            // With a profile: the newest version and the threads, in one round trip.
+            line("GET /", 2, 5, 0),
             // A filtered load carries no profile: one call.
             line("GET /", 1, 4, 0),
-            line("POST /mcp", 1, 5, 0),
+            line("POST /mcp", 2, 5, 0),
             ("GET /healthz".to_owned(), None, None, None),
         ]
     );

@@ -1,6 +1,7 @@
 //! Instances of the Firestore store share one database, as Cloud Run's do: what one remembers
-//! of a namespace it loaded (small, and its profile's newest version, which lets its next first
-//! page read both in one call) never hides what another wrote since.
+//! of a namespace it loaded (small, how many threads, and its profile's newest version, which
+//! lets its next first page make one call when there is none) never hides what another wrote
+//! since.
 
 use kioku::domain::{Filter, Namespace, ProfileDraft, ProfileWrite, Writer};
 use kioku::store::{FirestoreStore, MemoryStore};
@@ -61,14 +62,21 @@ async fn a_first_page_answers_what_other_instances_wrote_since() {
     there.forget_profile(&ns).await.unwrap();
     assert_eq!(first_page(&here, &ns).await, (None, 4));
 
+    // Seen without a profile: a new thread, then two.
+    save(&there, &ns, "e").await;
+    assert_eq!(first_page(&here, &ns).await, (None, 5));
+    save(&there, &ns, "f").await;
+    save(&there, &ns, "g").await;
+    assert_eq!(first_page(&here, &ns).await, (None, 7));
+
     // Written where there was none seen here.
     profile(&there, &ns, "三つ目").await;
-    assert_eq!(first_page(&here, &ns).await, (Some("三つ目".into()), 4));
+    assert_eq!(first_page(&here, &ns).await, (Some("三つ目".into()), 7));
 
     // Grown past what a small namespace holds.
     for i in 0..30 {
-        save(&there, &ns, &format!("e{i}")).await;
+        save(&there, &ns, &format!("h{i}")).await;
     }
-    assert_eq!(first_page(&here, &ns).await, (Some("三つ目".into()), 34));
-    assert_eq!(first_page(&here, &ns).await, (Some("三つ目".into()), 34));
+    assert_eq!(first_page(&here, &ns).await, (Some("三つ目".into()), 37));
+    assert_eq!(first_page(&here, &ns).await, (Some("三つ目".into()), 37));
 }

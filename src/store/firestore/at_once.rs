@@ -1,20 +1,22 @@
-//! A small namespace's threads and its profile in one call. Below `memory/{namespace}`, names
-//! order as `profile_versions/{version}` < `threads/{id}` < `vectors/{id}` (references order by
-//! path elements, https://firebase.google.com/docs/firestore/manage-data/data-types), and a
-//! version's id is its number, zero-padded. So one query over every collection below the
-//! namespace (a collection selector with no id: "When set, selects only collections with this
-//! ID", google.firestore.v1.StructuredQuery.CollectionSelector), between the newest version this
-//! instance saw and the end of the threads, answers that version, any newer one, then every
-//! thread: the newest version and the whole namespace, when the query was not cut at its limit.
+//! A small namespace without a profile, seen so by this instance, in one call. Below
+//! `memory/{namespace}`, names order as `profile_versions/{version}` < `threads/{id}` <
+//! `vectors/{id}` (references order by path elements,
+//! https://firebase.google.com/docs/firestore/manage-data/data-types). A listing with no
+//! collection ("when not provided, Firestore will list documents from all collections under the
+//! provided `parent`"; "When absent, documents are ordered based on `__name__ ASC`",
+//! google.firestore.v1.ListDocumentsRequest) of the threads seen and one more answers any version
+//! written since, then every thread: the whole namespace, when it reached past the threads or
+//! to the end. One answer, not a message per document as a query's: about 40 % of a load's CPU
+//! (BENCHMARKS.md). With a profile, the listing would read every kept version (up to 20) before
+//! the threads; such a load lists the threads beside the newest version's query instead, two
+//! calls in one round trip.
 
 use std::sync::atomic::Ordering;
 
-use firestore::FirestoreValue;
-use firestore::errors::FirestoreError;
-use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, value::ValueType};
+use firestore::gcloud_sdk::google::firestore::v1::Document;
+use firestore::gcloud_sdk::tonic::Code;
 
 use super::FirestoreStore;
-use super::calls::counted;
 use super::failure::unavailable;
 use super::layout::{LOADED, PROFILE, PROFILE_VERSIONS, THREADS, UPDATED_AT, VERSION, WRITER};
 use super::merge::FIRST_READ;
@@ -23,14 +25,6 @@ use super::shapes::Shape;
 use crate::domain::{Namespace, PageBuilder, Profile};
 use crate::store::StoreError;
 
-/// Documents the query reads at most: a small namespace's threads, one more to tell it is not
-/// small, and its newest version.
-const LIMIT: u32 = FIRST_READ + 2;
-/// The least document id, after which every other sorts: `{collection}\0/{MIN_ID}` names the
-/// end of `collection`, as Google's own clients bound a collection's descendants
-/// (`REFERENCE_NAME_MIN_ID` in nodejs-firestore's recursive delete).
-const MIN_ID: &str = "__id-9223372036854775808__";
-
 /// What one call read of a small namespace.
 pub(super) struct AtOnce {
     pub newest: Option<Profile>,
@@ -38,56 +32,33 @@ pub(super) struct AtOnce {
 }
 
 impl FirestoreStore {
-    /// Every thread of `ns` and its profile's newest version, in one query over the names from
-    /// version `seen` (the newest this instance saw; `None`: from the first) to the last thread.
-    /// `None` when that cannot tell them: the query was cut at its limit, as when the namespace
-    /// grew; it found no version from `seen` on, as when the profile was forgotten or begun
-    /// again below it; or Firestore refused the query, which this instance then stops asking.
+    /// Every thread of `ns` and its profile's newest version (`None`: still none), in one listing
+    /// of `seen` documents and one more, `seen` the threads this instance last saw there without
+    /// a profile. `None` when that cannot tell them: the listing stopped within the versions or
+    /// the threads, as when the namespace grew or a profile was written; it found more threads
+    /// than a small namespace holds; or Firestore refused it, which this instance then stops
+    /// asking.
     pub(super) async fn at_once(
         &self,
         ns: &Namespace,
-        seen: Option<u64>,
+        seen: u32,
     ) -> Result<Option<AtOnce>, StoreError> {
         if self.at_once_refused.load(Ordering::Relaxed) {
             return Ok(None);
         }
         let parent = self.threads_path(ns);
-        let reference = |name: String| {
-            FirestoreValue::from(Value {
-                value_type: Some(ValueType::ReferenceValue(name)),
-            })
-        };
-        let from = reference(format!(
-            "{parent}/{PROFILE_VERSIONS}/{:020}",
-            seen.unwrap_or(0)
-        ));
-        let to = reference(format!("{parent}/{THREADS}\0/{MIN_ID}"));
-        let read = self
-            .db()
-            .fluent()
-            .select()
-            .fields(
-                LOADED
-                    .into_iter()
-                    .chain([PROFILE, VERSION, UPDATED_AT, WRITER]),
-            )
-            .from("")
-            .parent(&parent)
-            .all_descendants()
-            .filter(|q| {
-                q.for_all([
-                    q.field("__name__").greater_than_or_equal(from.clone()),
-                    q.field("__name__").less_than(to.clone()),
-                ])
-            })
-            .limit(LIMIT)
-            .query()
-            .await;
-        let documents = match read {
-            Ok(documents) => counted(documents),
-            Err(FirestoreError::DatabaseError(e)) if refused(&e.public.code) => {
+        let fields: Vec<&str> = LOADED
+            .into_iter()
+            .chain([PROFILE, VERSION, UPDATED_AT, WRITER])
+            .collect();
+        let page = match self
+            .list_below(parent.clone(), None, seen + 1, &fields, String::new())
+            .await
+        {
+            Ok(page) => page,
+            Err(e) if refused(e.code()) => {
                 tracing::warn!(
-                    code = %e.public.code,
+                    code = ?e.code(),
                     "Firestore refused the one-call load; this instance goes back to two calls"
                 );
                 self.at_once_refused.store(true, Ordering::Relaxed);
@@ -95,15 +66,23 @@ impl FirestoreStore {
             }
             Err(e) => return Err(unavailable("reading a namespace and its profile failed", e)),
         };
-        if documents.len() >= LIMIT as usize {
-            return Ok(None);
-        }
         let (versions_at, threads_at) = (
             format!("{parent}/{PROFILE_VERSIONS}/"),
             format!("{parent}/{THREADS}/"),
         );
+        let below_or_threads = |doc: &Document| {
+            doc.name.starts_with(&versions_at) || doc.name.starts_with(&threads_at)
+        };
+        let whole = page.next_page_token.is_empty()
+            || page
+                .documents
+                .last()
+                .is_some_and(|doc| !below_or_threads(doc));
+        if !whole {
+            return Ok(None);
+        }
         let (mut newest, mut threads) = (None::<Profile>, Vec::new());
-        for doc in documents {
+        for doc in page.documents {
             if doc.name.starts_with(&threads_at) {
                 threads.push(doc);
             } else if doc.name.starts_with(&versions_at) {
@@ -113,31 +92,39 @@ impl FirestoreStore {
                 }
             }
         }
-        if newest.is_none() && seen.is_some() {
+        if threads.len() > FIRST_READ as usize {
             return Ok(None);
         }
         Ok(Some(AtOnce { newest, threads }))
     }
 
-    /// Remembers that `ns` is small, with `newest` its profile's newest version; the profile a
-    /// first page carries of it, and the page the rest of the budget leaves.
+    /// Remembers that `ns` is small, with `threads` threads and `newest` its profile's newest
+    /// version; the profile a first page carries of it, and the page the rest of the budget
+    /// leaves.
     pub(super) fn seen_small(
         &self,
         ns: &Namespace,
-        newest: Option<Profile>,
+        (newest, threads): (Option<Profile>, usize),
         not_before: Option<i64>,
         budget_chars: usize,
     ) -> (Option<Profile>, PageBuilder) {
         let newest_version = newest.as_ref().map(|p| p.version);
-        self.shapes.saw(ns, Shape::Small { newest_version });
+        let threads = u32::try_from(threads).unwrap_or(u32::MAX);
+        self.shapes.saw(
+            ns,
+            Shape::Small {
+                newest_version,
+                threads,
+            },
+        );
         PageBuilder::after_profile(newest.filter(|p| p.written_since(not_before)), budget_chars)
     }
 }
 
-/// Whether Firestore refused the query itself, rather than failed to answer it.
-fn refused(code: &str) -> bool {
+/// Whether Firestore refused the listing itself, rather than failed to answer it.
+fn refused(code: Code) -> bool {
     matches!(
         code,
-        "InvalidArgument" | "FailedPrecondition" | "Unimplemented"
+        Code::InvalidArgument | Code::FailedPrecondition | Code::Unimplemented
     )
 }

@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use firestore::gcloud_sdk::google::firestore::v1::value::ValueType;
 use firestore::gcloud_sdk::google::firestore::v1::{
-    CommitRequest, Document, DocumentMask, GetDocumentRequest, ListDocumentsRequest, Value, Write,
+    CommitRequest, Document, DocumentMask, GetDocumentRequest, ListDocumentsRequest,
+    ListDocumentsResponse, Value, Write,
 };
 use firestore::gcloud_sdk::tonic::{Code, Status};
 use firestore::{FirestoreQueryCursor, FirestoreValue};
@@ -111,6 +112,36 @@ impl FirestoreStore {
             }
             page_token = page.next_page_token;
         }
+    }
+
+    /// A page of the documents of `collection` below `parent`, or of every collection below it
+    /// (`None`), by name, with only `fields`. One answer, where a query answers a message per
+    /// document, and each message that comes apart costs the client a wake-up (BENCHMARKS.md).
+    pub(super) async fn list_below(
+        &self,
+        parent: String,
+        collection: Option<&str>,
+        page_size: u32,
+        fields: &[&str],
+        page_token: String,
+    ) -> Result<ListDocumentsResponse, Status> {
+        let request = ListDocumentsRequest {
+            parent,
+            collection_id: collection.unwrap_or_default().to_owned(),
+            page_size: i32::try_from(page_size).unwrap_or(i32::MAX),
+            page_token,
+            mask: Some(DocumentMask {
+                field_paths: fields.iter().map(|&field| field.to_owned()).collect(),
+            }),
+            ..ListDocumentsRequest::default()
+        };
+        let mut client = self.db().client().get();
+        let page = self
+            .within_time(client.list_documents(request))
+            .await?
+            .into_inner();
+        usage::read(page.documents.len().max(1) as u64);
+        Ok(page)
     }
 
     pub(super) async fn get(&self, name: &str) -> Result<Option<Document>, StoreError> {

@@ -46,8 +46,8 @@ pub const EMBEDDING: &str = "embedding";
 pub const EMBEDDED_BY: &str = "embedded_by";
 /// Each namespace's profile, a document per kept version (profile.rs):
 /// `memory/{namespace}/profile_versions/{version}`. The original never reads it. Its name sorts
-/// before `threads`, and `vectors` after, which lets one query read a small namespace's newest
-/// version and threads (at_once.rs).
+/// before `threads`, and `vectors` after, which lets one listing read a small namespace's
+/// threads and any version written since it had none (at_once.rs).
 pub const PROFILE_VERSIONS: &str = "profile_versions";
 /// A version's number, which orders them; its text and the client's time of the write
 /// (`updated_at`, as on threads).

@@ -1,7 +1,7 @@
 //! What this instance last saw of each namespace it loaded: more than [`FIRST_READ`] threads,
-//! or at most that many and its profile's newest version (or none). A load goes by it: straight
-//! to the read in order for a large namespace (ordered.rs), one call for a small one and its
-//! profile (at_once.rs). It is only a hint, which other instances' writes make stale: every
+//! or at most that many, how many, and its profile's newest version (or none). A load goes by
+//! it: straight to the read in order for a large namespace (ordered.rs), one call for a small one
+//! without a profile (at_once.rs). It is only a hint, which other instances' writes make stale: every
 //! answer it leads to is checked by the read itself, so that a stale hint costs a call, never a
 //! wrong answer.
 
@@ -18,9 +18,10 @@ const MOST_REMEMBERED: usize = 4_096;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
     Large,
-    /// The profile's newest version then, `None` when there was no profile.
+    /// The profile's newest version then, `None` when there was no profile, and the threads.
     Small {
         newest_version: Option<u64>,
+        threads: u32,
     },
 }
 
@@ -45,9 +46,12 @@ impl Shapes {
     /// or forgot, when it saw `ns` small.
     pub fn profile_now(&self, ns: &Namespace, newest_version: Option<u64>) {
         if let Ok(mut shapes) = self.0.lock()
-            && let Some(shape @ Shape::Small { .. }) = shapes.get_mut(ns.name())
+            && let Some(Shape::Small {
+                newest_version: newest,
+                ..
+            }) = shapes.get_mut(ns.name())
         {
-            *shape = Shape::Small { newest_version };
+            *newest = newest_version;
         }
     }
 

@@ -1,5 +1,5 @@
 //! Loads of small namespaces in one call: a namespace of at most [`FIRST_READ`] threads is read
-//! whole, by name, in one query. That query sees every thread, the original function's too,
+//! whole, by name, in one listing. That listing sees every thread, the original function's too,
 //! where a read newest first sees only tracked ones and so needs a count beside it
 //! (ordered.rs). A namespace found larger is remembered (shapes.rs), so that its next loads
 //! here go straight to the read in order.
@@ -9,7 +9,6 @@ use std::collections::HashSet;
 use firestore::gcloud_sdk::google::firestore::v1::Document;
 
 use super::FirestoreStore;
-use super::calls::counted;
 use super::failure::unavailable;
 use super::layout::{LOADED, THREADS};
 use super::merge::FIRST_READ;
@@ -30,18 +29,26 @@ impl FirestoreStore {
         if filter.thread.is_some() || self.shapes.of(ns) == Some(Shape::Large) {
             return Ok(None);
         }
-        let documents = self
-            .db()
-            .fluent()
-            .select()
-            .fields(LOADED)
-            .from(THREADS)
-            .parent(self.threads_path(ns))
-            .limit(FIRST_READ + 1)
-            .query()
-            .await
-            .map(counted)
-            .map_err(|e| unavailable("reading a namespace's threads failed", e))?;
+        let (mut documents, mut page_token) = (Vec::new(), String::new());
+        // Firestore may answer fewer than a page holds, with a token for the rest.
+        loop {
+            let wanted = FIRST_READ + 1 - documents.len() as u32;
+            let page = self
+                .list_below(
+                    self.threads_path(ns),
+                    Some(THREADS),
+                    wanted,
+                    &LOADED,
+                    page_token,
+                )
+                .await
+                .map_err(|e| unavailable("reading a namespace's threads failed", e))?;
+            documents.extend(page.documents);
+            if documents.len() > FIRST_READ as usize || page.next_page_token.is_empty() {
+                break;
+            }
+            page_token = page.next_page_token;
+        }
         if documents.len() > FIRST_READ as usize {
             self.shapes.saw(ns, Shape::Large);
             return Ok(None);

@@ -100,7 +100,7 @@ impl MemoryStore for FirestoreStore {
         self.page_of(ns, small, filter, page).await
     }
 
-    /// A namespace this instance saw small is read with its profile in one call (at_once.rs).
+    /// A namespace this instance saw small without a profile is read in one call (at_once.rs).
     /// Else a small namespace is read beside the profile, and paged once the profile's share of
     /// the budget is known; a large one is read in order after it, within what the profile
     /// leaves.
@@ -111,11 +111,15 @@ impl MemoryStore for FirestoreStore {
         not_before: Option<i64>,
         budget_chars: usize,
     ) -> Result<(Option<Profile>, Page), StoreError> {
-        if let Some(Shape::Small { newest_version }) = self.shapes.of(ns)
+        if let Some(Shape::Small {
+            newest_version: None,
+            threads,
+        }) = self.shapes.of(ns)
             && filter.thread.is_none()
-            && let Some(read) = self.at_once(ns, newest_version).await?
+            && let Some(read) = self.at_once(ns, threads).await?
         {
-            let (profile, page) = self.seen_small(ns, read.newest, not_before, budget_chars);
+            let seen = (read.newest, read.threads.len());
+            let (profile, page) = self.seen_small(ns, seen, not_before, budget_chars);
             return Ok((profile, self.small_page(ns, &read.threads, filter, page)));
         }
         let (newest, small) = tokio::join!(
@@ -123,8 +127,8 @@ impl MemoryStore for FirestoreStore {
             self.whole_if_small(ns, filter)
         );
         let (newest, small) = (newest?, small?);
-        let (profile, page) = match small {
-            Some(_) => self.seen_small(ns, newest, not_before, budget_chars),
+        let (profile, page) = match &small {
+            Some(threads) => self.seen_small(ns, (newest, threads.len()), not_before, budget_chars),
             None => PageBuilder::after_profile(
                 newest.filter(|p| p.written_since(not_before)),
                 budget_chars,
