@@ -89,7 +89,7 @@ async fn each_request_line_carries_the_calls_and_documents_it_cost() {
             line("GET /", 3, 2, 1),
             line("GET /", 3, 2, 1),
             // A namespace this instance has not loaded: no profile (a query that finds none
-            // is billed one read); the four threads, in one query, the whole namespace.
+            // is billed one read); the four threads, in one listing, the whole namespace.
             line("GET /", 2, 5, 0),
             // Seen small without a profile: any profile written since and the threads, in one
             // call.

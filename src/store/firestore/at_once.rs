@@ -52,7 +52,13 @@ impl FirestoreStore {
             .chain([PROFILE, VERSION, UPDATED_AT, WRITER])
             .collect();
         let page = match self
-            .list_below(parent.clone(), None, seen + 1, &fields, String::new())
+            .list_below(
+                parent.clone(),
+                None,
+                seen.saturating_add(1),
+                &fields,
+                String::new(),
+            )
             .await
         {
             Ok(page) => page,
@@ -70,14 +76,14 @@ impl FirestoreStore {
             format!("{parent}/{PROFILE_VERSIONS}/"),
             format!("{parent}/{THREADS}/"),
         );
-        let below_or_threads = |doc: &Document| {
+        let versions_or_threads = |doc: &Document| {
             doc.name.starts_with(&versions_at) || doc.name.starts_with(&threads_at)
         };
         let whole = page.next_page_token.is_empty()
             || page
                 .documents
                 .last()
-                .is_some_and(|doc| !below_or_threads(doc));
+                .is_some_and(|doc| !versions_or_threads(doc));
         if !whole {
             return Ok(None);
         }

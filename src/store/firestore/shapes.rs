@@ -1,9 +1,9 @@
 //! What this instance last saw of each namespace it loaded: more than [`FIRST_READ`] threads,
 //! or at most that many, how many, and its profile's newest version (or none). A load goes by
-//! it: straight to the read in order for a large namespace (ordered.rs), one call for a small one
-//! without a profile (at_once.rs). It is only a hint, which other instances' writes make stale: every
-//! answer it leads to is checked by the read itself, so that a stale hint costs a call, never a
-//! wrong answer.
+//! it: straight to the read in order for a large namespace (ordered.rs), one call for a small
+//! one without a profile (at_once.rs). It is only a hint, which other instances' writes make
+//! stale: every answer it leads to is checked by the read itself, so that a stale hint costs a
+//! call, never a wrong answer.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
