@@ -110,7 +110,8 @@ impl FirestoreStore {
     pub(super) fn seen_small(
         &self,
         ns: &Namespace,
-        (newest, threads): (Option<Profile>, usize),
+        newest: Option<Profile>,
+        threads: usize,
         not_before: Option<i64>,
         budget_chars: usize,
     ) -> (Option<Profile>, PageBuilder) {

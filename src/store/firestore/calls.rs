@@ -95,15 +95,12 @@ impl FirestoreStore {
                 show_missing: true,
                 ..ListDocumentsRequest::default()
             };
-            let mut client = self.db().client().get();
             let page = self
-                .within_time(client.list_documents(request))
+                .list(request)
                 .await
-                .map_err(|e| unavailable("listing every namespace failed", e))?
-                .into_inner();
-            let documents = counted(page.documents);
+                .map_err(|e| unavailable("listing every namespace failed", e))?;
             names.extend(
-                documents
+                page.documents
                     .into_iter()
                     .filter_map(|doc| Some(doc.name.strip_prefix(&root)?.to_owned())),
             );
@@ -135,12 +132,17 @@ impl FirestoreStore {
             }),
             ..ListDocumentsRequest::default()
         };
+        self.list(request).await
+    }
+
+    /// One page of a listing, its documents counted as Firestore bills them.
+    async fn list(&self, request: ListDocumentsRequest) -> Result<ListDocumentsResponse, Status> {
         let mut client = self.db().client().get();
-        let page = self
+        let mut page = self
             .within_time(client.list_documents(request))
             .await?
             .into_inner();
-        usage::read(page.documents.len().max(1) as u64);
+        page.documents = counted(page.documents);
         Ok(page)
     }
 

@@ -118,8 +118,9 @@ impl MemoryStore for FirestoreStore {
             && filter.thread.is_none()
             && let Some(read) = self.at_once(ns, threads).await?
         {
-            let seen = (read.newest, read.threads.len());
-            let (profile, page) = self.seen_small(ns, seen, not_before, budget_chars);
+            let threads = read.threads.len();
+            let (profile, page) =
+                self.seen_small(ns, read.newest, threads, not_before, budget_chars);
             return Ok((profile, self.small_page(ns, &read.threads, filter, page)));
         }
         let (newest, small) = tokio::join!(
@@ -128,7 +129,7 @@ impl MemoryStore for FirestoreStore {
         );
         let (newest, small) = (newest?, small?);
         let (profile, page) = match &small {
-            Some(threads) => self.seen_small(ns, (newest, threads.len()), not_before, budget_chars),
+            Some(threads) => self.seen_small(ns, newest, threads.len(), not_before, budget_chars),
             None => PageBuilder::after_profile(
                 newest.filter(|p| p.written_since(not_before)),
                 budget_chars,
