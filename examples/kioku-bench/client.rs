@@ -1,14 +1,13 @@
 //! The requests the benchmark sends itself, one at a time or a few at once: filling
-//! namespaces, cold starts, CPU per request and loads as a namespace grows.
+//! namespaces, cold starts and loads as a namespace grows.
 
-use std::future::Future;
 use std::time::{Duration, Instant};
 
 use futures::stream::{self, StreamExt};
 
+use crate::costs;
 use crate::services::Server;
 use crate::text;
-use crate::{costs, procfs};
 
 /// Characters of each summary saved: a conversation's summary of a few paragraphs.
 pub const SUMMARY_CHARS: usize = 500;
@@ -139,58 +138,6 @@ pub async fn until_ready(server: &mut Server, token: &str, started: Instant) -> 
         );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-}
-
-/// Microseconds of server CPU per request over `requests` requests sent one after another.
-pub async fn cpu_per_request<F, R>(pid: u32, requests: usize, request: F) -> f64
-where
-    F: FnMut(usize) -> R,
-    R: Future<Output = ()>,
-{
-    cpu_seconds(pid, 0..requests, request).await / requests as f64 * 1e6
-}
-
-/// Seconds of server CPU over the requests numbered `numbers`, sent one after another.
-async fn cpu_seconds<F, R>(pid: u32, numbers: std::ops::Range<usize>, mut request: F) -> f64
-where
-    F: FnMut(usize) -> R,
-    R: Future<Output = ()>,
-{
-    let before = procfs::cpu_seconds(pid);
-    for n in numbers {
-        request(n).await;
-    }
-    procfs::cpu_seconds(pid) - before
-}
-
-/// Blocks that [`cpu_per_pair`] takes turns in.
-const TURNS: usize = 10;
-
-/// [`cpu_per_request`] of two kinds, `requests` of each, sent in turns of a tenth: the
-/// machine's load changes while they run, and this way falls on both alike, which the ratio
-/// of the two then shows. Which kind starts a turn alternates too, so that neither always
-/// follows the other.
-pub async fn cpu_per_pair<F, R, G, S>(pid: u32, requests: usize, mut a: F, mut b: G) -> (f64, f64)
-where
-    F: FnMut(usize) -> R,
-    R: Future<Output = ()>,
-    G: FnMut(usize) -> S,
-    S: Future<Output = ()>,
-{
-    let per_turn = requests.div_ceil(TURNS);
-    let (mut spent_a, mut spent_b) = (0.0, 0.0);
-    for turn in 0..TURNS {
-        let numbers = turn * per_turn..requests.min((turn + 1) * per_turn);
-        if turn % 2 == 0 {
-            spent_a += cpu_seconds(pid, numbers.clone(), &mut a).await;
-            spent_b += cpu_seconds(pid, numbers, &mut b).await;
-        } else {
-            spent_b += cpu_seconds(pid, numbers.clone(), &mut b).await;
-            spent_a += cpu_seconds(pid, numbers, &mut a).await;
-        }
-    }
-    let per_request = |seconds: f64| seconds / requests as f64 * 1e6;
-    (per_request(spent_a), per_request(spent_b))
 }
 
 /// Namespace sizes, in threads, at which loads are timed.

@@ -6,6 +6,7 @@
 mod chart;
 mod client;
 mod costs;
+mod cpu;
 mod growth;
 #[path = "../../tests/common/listening.rs"]
 mod listening;
@@ -81,13 +82,7 @@ const SMALL_THREADS: usize = 10;
 pub struct Measured {
     pub kind: Kind,
     pub cold_starts_ms: Vec<f64>,
-    pub cpu_save_us: Option<f64>,
-    pub cpu_load_us: f64,
-    /// The same load as an MCP `load_memories` call (kioku only).
-    pub cpu_mcp_load_us: Option<f64>,
-    /// A `GET` load and the same load as a 2026-07-28 MCP call, timed in turns of their own
-    /// (kioku only).
-    pub cpu_stateless_pair_us: Option<(f64, f64)>,
+    pub cpu: cpu::Cpu,
     pub idle_bytes: u64,
     pub peak_bytes: u64,
     pub loads: Vec<wrk::Run>,
@@ -174,6 +169,33 @@ async fn run(args: Args) {
     );
 }
 
+/// The original, running beside a kioku service so that their CPU per request is timed in
+/// turns, on a Firestore emulator of its own.
+struct Beside {
+    server: services::Server,
+    _emulator: emulator::Emulator,
+}
+
+impl Beside {
+    async fn start(setup: &Setup, http: &reqwest::Client) -> Self {
+        let emulator = setup.emulator();
+        let mut server = setup.spawn(Kind::Original, Some(&emulator));
+        client::until_ready(&mut server, token("small"), Instant::now()).await;
+        client::fill(http, &server.base, token("small"), 0..SMALL_THREADS).await;
+        Self {
+            server,
+            _emulator: emulator,
+        }
+    }
+
+    fn side(&self) -> cpu::Side<'_> {
+        cpu::Side {
+            pid: self.server.pid(),
+            base: &self.server.base,
+        }
+    }
+}
+
 async fn measure(setup: &Setup, kind: Kind, args: &Args) -> Measured {
     let emulator = kind.uses_firestore().then(|| setup.emulator());
     let mut server = setup.spawn(kind, emulator.as_ref());
@@ -188,42 +210,17 @@ async fn measure(setup: &Setup, kind: Kind, args: &Args) -> Measured {
     tokio::time::sleep(Duration::from_secs(1)).await;
     let idle_bytes = procfs::rss_bytes(pid);
 
+    let beside = match kind.is_kioku() && setup.original.is_some() {
+        true => Some(Beside::start(setup, &http).await),
+        false => None,
+    };
+    let ours = cpu::Side { pid, base: &base };
+    let theirs = beside.as_ref().map(Beside::side);
+    let cpu = cpu::measure(&http, kind, ours, theirs, args.requests).await;
+    drop(beside);
+
     let text = client::summary(0);
     let (http, base, text) = (&http, base.as_str(), text.as_str());
-    let cpu_save_us = if kind.saves() {
-        // A summary of its own each time: the thread's newest summary again would be a repeat
-        // of it, which kioku answers without storing anything.
-        let save = |n: usize| async move {
-            let thread = format!("cpu-{:03}", n % 100);
-            let text = client::summary(n + 1);
-            client::save(http, base, token("save"), &thread, &text).await;
-        };
-        Some(client::cpu_per_request(pid, args.requests, save).await)
-    } else {
-        None
-    };
-    let load = |_| async move {
-        client::load(http, base, token("small")).await;
-    };
-    let (cpu_load_us, cpu_mcp_load_us, cpu_stateless_pair_us) = if kind.is_kioku() {
-        let mcp_load = |protocol| {
-            move |_| async move {
-                client::mcp_load(http, base, token("small"), protocol).await;
-            }
-        };
-        let plain = mcp_load(client::Mcp::Plain);
-        let (load_us, mcp) = client::cpu_per_pair(pid, args.requests, load, plain).await;
-        let stateless = mcp_load(client::Mcp::Stateless);
-        let pair = client::cpu_per_pair(pid, args.requests, load, stateless).await;
-        (load_us, Some(mcp), Some(pair))
-    } else {
-        (
-            client::cpu_per_request(pid, args.requests, load).await,
-            None,
-            None,
-        )
-    };
-
     let peak = procfs::PeakRss::watch(pid);
     let loads: Vec<wrk::Run> = CONNECTIONS
         .map(|c| wrk::run(base, token("small"), c, args.seconds, Requests::Loads))
@@ -283,10 +280,7 @@ async fn measure(setup: &Setup, kind: Kind, args: &Args) -> Measured {
     Measured {
         kind,
         cold_starts_ms,
-        cpu_save_us,
-        cpu_load_us,
-        cpu_mcp_load_us,
-        cpu_stateless_pair_us,
+        cpu,
         idle_bytes,
         peak_bytes,
         loads,

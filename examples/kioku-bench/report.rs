@@ -4,7 +4,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 use crate::services::Kind;
-use crate::{Args, Measured, client, growth, wrk};
+use crate::{Args, Measured, client, cpu, growth, wrk};
 
 const BEGIN: &str = "<!-- kioku-bench:begin -->";
 const END: &str = "<!-- kioku-bench:end -->";
@@ -152,14 +152,19 @@ fn targets(out: &mut String, all: &[Measured]) {
             Kind::KiokuFirestore => (0.06, 0.07),
             _ => (0.1, 0.1),
         };
-        let save = over(&|m: &Measured| m.cpu_save_us);
+        // Each CPU ratio is of the two figures timed in turns, so the original's own run
+        // (alone, in its row of the table) does not enter it.
+        let beside = |figure: fn(&cpu::Cpu) -> Option<f64>, theirs: fn((f64, f64)) -> f64| {
+            Some(figure(&kioku.cpu)? / theirs(kioku.cpu.original_us?))
+        };
+        let save = beside(|cpu| cpu.save_us, |(save, _)| save);
         target(
             out,
             &format!("{name}: CPU per save ÷ original ≤ {most_per_save}"),
             save,
             |x| x <= most_per_save,
         );
-        let load = over(&|m: &Measured| Some(m.cpu_load_us));
+        let load = beside(|cpu| Some(cpu.load_us), |(_, load)| load);
         target(
             out,
             &format!("{name}: CPU per load ÷ original ≤ {most_per_load}"),
@@ -192,13 +197,13 @@ fn targets(out: &mut String, all: &[Measured]) {
         .into_iter()
         .filter_map(find)
     {
-        let share = kioku.cpu_mcp_load_us.map(|mcp| mcp / kioku.cpu_load_us);
+        let share = kioku.cpu.mcp_pair_us.map(|(load, mcp)| mcp / load);
         let what = format!(
             "{}: CPU per MCP `load_memories` ÷ per `GET /?mode=load` ≤ 1.5",
             kioku.kind.name()
         );
         target(out, &what, share, |x| x <= 1.5);
-        let share = kioku.cpu_stateless_pair_us.map(|(load, mcp)| mcp / load);
+        let share = kioku.cpu.stateless_pair_us.map(|(load, mcp)| mcp / load);
         let what = format!(
             "{}: CPU per MCP `load_memories` of a 2026-07-28 client ÷ per `GET /?mode=load` ≤ 1.5",
             kioku.kind.name()
@@ -245,26 +250,33 @@ fn cold_starts(out: &mut String, all: &[Measured], original: Option<&Measured>, 
     }
 }
 
-fn cpu(out: &mut String, all: &[Measured], original: Option<&Measured>, requests: usize) {
-    writeln!(out, "\n### Server CPU per request\n\nUser + system time of the server process and its children (/proc/<pid>/stat), over {requests} requests of each kind sent one after another: a save of a {}-character summary, a load of the 10-thread namespace, and kioku's same load as an MCP `load_memories` call (`POST /mcp`, stateless, one JSON-RPC request), under {} and then under 2026-07-28 (each call with its context in `_meta`). kioku's `GET` load takes turns with each MCP load, a tenth of each at a time, so that a change in the machine's load falls on both alike; the 2026-07-28 column is that load's pair: the `GET` load timed beside it, then the MCP load. The emulator's CPU is not counted.\n", client::SUMMARY_CHARS, client::MCP_PROTOCOL_VERSION).unwrap();
-    writeln!(out, "| Service | per save | per load | per MCP load | 2026-07-28: per load, per MCP load | save ÷ original | load ÷ original |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |").unwrap();
+fn cpu(out: &mut String, all: &[Measured], requests: usize) {
+    writeln!(out, "\n### Server CPU per request\n\nUser + system time of the server process and its children (/proc/<pid>/stat), over {requests} requests of each kind sent one after another: a save of a {}-character summary, a load of the 10-thread namespace, and kioku's same load as an MCP `load_memories` call (`POST /mcp`, stateless, one JSON-RPC request), under {} and then under 2026-07-28 (each call with its context in `_meta`). Two figures that are compared are timed in turns, a tenth of each at a time, so that a change in the machine's load falls on both alike: kioku's saves and loads with the original's, which runs beside it on an emulator of its own (the ratios are of these), and kioku's `GET` load with each MCP load. The original's row is its own run, alone. The emulator's CPU is not counted.\n", client::SUMMARY_CHARS, client::MCP_PROTOCOL_VERSION).unwrap();
+    writeln!(out, "| Service | per save | per load | original beside it: per save, per load | {}: per load, per MCP load | 2026-07-28: per load, per MCP load | save ÷ original | load ÷ original |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |", client::MCP_PROTOCOL_VERSION).unwrap();
+    let us = |us: Option<f64>| us.map_or("–".into(), |us| format!("{} µs", fig(us)));
+    let pair = |pair: Option<(f64, f64)>| {
+        pair.map_or("–".into(), |(a, b)| {
+            format!("{} µs, {} µs", fig(a), fig(b))
+        })
+    };
     for m in all {
-        let save = m
-            .cpu_save_us
-            .map_or("–".into(), |us| format!("{} µs", fig(us)));
-        let save_ratio = ratio(m, original, |m| m.cpu_save_us);
-        let load_ratio = ratio(m, original, |m| Some(m.cpu_load_us));
-        let mcp = m
-            .cpu_mcp_load_us
-            .map_or("–".into(), |us| format!("{} µs", fig(us)));
-        let stateless = m.cpu_stateless_pair_us.map_or("–".into(), |(load, mcp)| {
-            format!("{} µs, {} µs", fig(load), fig(mcp))
-        });
+        let cpu = &m.cpu;
+        let ratio = |ours: Option<f64>, theirs: Option<f64>| match (ours, theirs) {
+            (Some(ours), Some(theirs)) => fig(ours / theirs),
+            _ => String::new(),
+        };
+        let original = cpu.original_us;
         writeln!(
             out,
-            "| {} | {save} | {} µs | {mcp} | {stateless} | {save_ratio} | {load_ratio} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
             m.kind.name(),
-            fig(m.cpu_load_us)
+            us(cpu.save_us),
+            us(Some(cpu.load_us)),
+            pair(original),
+            pair(cpu.mcp_pair_us),
+            pair(cpu.stateless_pair_us),
+            ratio(cpu.save_us, original.map(|(save, _)| save)),
+            ratio(Some(cpu.load_us), original.map(|(_, load)| load)),
         )
         .unwrap();
     }
@@ -334,7 +346,7 @@ fn section(machine: &Machine, all: &[Measured], args: &Args, chart: &Path) -> St
     targets(&mut out, all);
     writeln!(out).unwrap();
     cold_starts(&mut out, all, original, args.starts);
-    cpu(&mut out, all, original, args.requests);
+    cpu(&mut out, all, args.requests);
     memory(&mut out, all, original);
     let small = all[0].small_load.chars().count();
     let intro = format!(
