@@ -29,7 +29,7 @@ fn colour(kind: Kind) -> &'static str {
         Kind::KiokuSqlite => "#1b9e77",
         Kind::KiokuFirestore => "#7570b3",
         Kind::Original => "#d95f02",
-        Kind::Ceiling => "#666666",
+        Kind::Ceiling | Kind::HandOff => "#666666",
     }
 }
 

@@ -98,9 +98,21 @@ fn loads<'a>(http: &'a reqwest::Client, side: Side<'a>) -> impl AsyncFnMut(usize
     }
 }
 
-/// Microseconds of `pid`'s CPU per request over `requests` requests sent one after another.
-async fn per_request(pid: u32, requests: usize, request: impl AsyncFnMut(usize)) -> f64 {
-    seconds(pid, 0..requests, request).await / requests as f64 * 1e6
+/// Server CPU that each figure is measured over at least: the kernel counts CPU in ticks of
+/// 10 ms, so that a load of 80 µs timed over only 2,000 requests would be 16 ticks, give or
+/// take one.
+const AT_LEAST_SECONDS: f64 = 1.0;
+
+/// Microseconds of `pid`'s CPU per request, over requests sent one after another: at least
+/// `requests` of them, and more until they took [`AT_LEAST_SECONDS`].
+async fn per_request(pid: u32, requests: usize, mut request: impl AsyncFnMut(usize)) -> f64 {
+    let block = requests.div_ceil(TURNS);
+    let (mut sent, mut spent) = (0, 0.0);
+    while sent < requests || spent < AT_LEAST_SECONDS {
+        spent += seconds(pid, sent..sent + block, &mut request).await;
+        sent += block;
+    }
+    spent / sent as f64 * 1e6
 }
 
 /// Seconds of `pid`'s CPU over the requests numbered `numbers`, sent one after another.
@@ -116,31 +128,34 @@ async fn seconds(
     procfs::cpu_seconds(pid) - before
 }
 
-/// Blocks that [`per_pair`] takes turns in.
+/// Blocks that `requests` are sent in: [`per_pair`] takes turns in them.
 const TURNS: usize = 10;
 
-/// [`per_request`] of two kinds, `requests` of each, each timed on its own server's CPU and
-/// sent in turns of a tenth: the machine's load changes while they run, and this way falls on
-/// both alike, which the ratio of the two then shows. Which kind starts a turn alternates too,
-/// so that neither always follows the other.
+/// [`per_request`] of two kinds, each timed on its own server's CPU and sent in turns of a
+/// tenth of `requests`, until both took [`AT_LEAST_SECONDS`]: the machine's load changes while
+/// they run, and this way falls on both alike, which the ratio of the two then shows. Which
+/// kind starts a turn alternates too, so that neither always follows the other.
 async fn per_pair(
     requests: usize,
     a: (u32, impl AsyncFnMut(usize)),
     b: (u32, impl AsyncFnMut(usize)),
 ) -> (f64, f64) {
     let ((pid_a, mut a), (pid_b, mut b)) = (a, b);
-    let per_turn = requests.div_ceil(TURNS);
-    let (mut spent_a, mut spent_b) = (0.0, 0.0);
-    for turn in 0..TURNS {
-        let numbers = turn * per_turn..requests.min((turn + 1) * per_turn);
-        if turn % 2 == 0 {
+    let block = requests.div_ceil(TURNS);
+    let (mut sent, mut spent_a, mut spent_b) = (0, 0.0_f64, 0.0);
+    let mut a_first = true;
+    while sent < requests || spent_a.min(spent_b) < AT_LEAST_SECONDS {
+        let numbers = sent..sent + block;
+        if a_first {
             spent_a += seconds(pid_a, numbers.clone(), &mut a).await;
             spent_b += seconds(pid_b, numbers, &mut b).await;
         } else {
             spent_b += seconds(pid_b, numbers.clone(), &mut b).await;
             spent_a += seconds(pid_a, numbers, &mut a).await;
         }
+        sent += block;
+        a_first = !a_first;
     }
-    let per_request = |seconds: f64| seconds / requests as f64 * 1e6;
+    let per_request = |seconds: f64| seconds / sent as f64 * 1e6;
     (per_request(spent_a), per_request(spent_b))
 }

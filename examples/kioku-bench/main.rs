@@ -41,7 +41,13 @@ struct Cli {
 enum Serve {
     /// Serves the ceiling: answers every request on $PORT with the bytes of BODY.
     #[command(hide = true)]
-    Ceiling { body: PathBuf },
+    Ceiling {
+        body: PathBuf,
+        /// Hand each request to the blocking pool and back first, as kioku's SQLite reads do:
+        /// what that hand-off alone leaves of the ceiling.
+        #[arg(long)]
+        through_blocking_pool: bool,
+    },
 }
 
 #[derive(clap::Args)]
@@ -58,8 +64,8 @@ pub struct Args {
     /// Seconds of each latency and throughput run.
     #[arg(long, default_value_t = 10)]
     seconds: u32,
-    /// Requests of each kind over which CPU per request is measured: the kernel counts CPU
-    /// in ticks of 10 ms, so this many make a tick 5 µs per request.
+    /// Requests of each kind over which CPU per request is measured, at least: more are sent
+    /// until they took a second of the server's CPU.
     #[arg(long, default_value_t = 2_000)]
     requests: usize,
     /// Cold starts per service; the median is reported.
@@ -95,7 +101,10 @@ pub struct Measured {
 fn main() {
     let cli = Cli::parse();
     match cli.command {
-        Some(Serve::Ceiling { body }) => serve_constant(&body).expect("the ceiling serves"),
+        Some(Serve::Ceiling {
+            body,
+            through_blocking_pool,
+        }) => serve_constant(&body, through_blocking_pool).expect("the ceiling serves"),
         None => tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -105,8 +114,9 @@ fn main() {
 }
 
 /// The ceiling: actix-web with the same defaults as kioku (one worker per core), answering
-/// the bytes of a kioku answer without doing anything else.
-fn serve_constant(body: &Path) -> std::io::Result<()> {
+/// the bytes of a kioku answer without doing anything else, or only a round trip through the
+/// blocking pool.
+fn serve_constant(body: &Path, through_blocking_pool: bool) -> std::io::Result<()> {
     let body = web::Bytes::from(std::fs::read(body)?);
     let port: u16 = std::env::var("PORT").map_or(8080, |p| p.parse().expect("PORT is a port"));
     actix_web::rt::System::new().block_on(async move {
@@ -115,6 +125,9 @@ fn serve_constant(body: &Path) -> std::io::Result<()> {
             App::new().default_service(web::to(move || {
                 let body = body.clone();
                 async move {
+                    if through_blocking_pool {
+                        web::block(|| ()).await.expect("the blocking pool runs");
+                    }
                     HttpResponse::Ok()
                         .content_type("application/json")
                         .body(body)
@@ -145,7 +158,12 @@ async fn run(args: Args) {
         std::fs::create_dir_all(dir).expect("a working directory under target/bench");
     }
     let machine = report::Machine::now();
-    let mut kinds = vec![Kind::KiokuSqlite, Kind::Ceiling, Kind::KiokuFirestore];
+    let mut kinds = vec![
+        Kind::KiokuSqlite,
+        Kind::Ceiling,
+        Kind::HandOff,
+        Kind::KiokuFirestore,
+    ];
     if setup.original.is_some() {
         kinds.push(Kind::Original);
     }

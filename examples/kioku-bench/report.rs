@@ -110,7 +110,7 @@ fn ratio(
     figure: impl Fn(&Measured) -> Option<f64>,
 ) -> String {
     match (m.kind, original.and_then(&figure), figure(m)) {
-        (Kind::Ceiling | Kind::Original, ..) => String::new(),
+        (Kind::Ceiling | Kind::HandOff | Kind::Original, ..) => String::new(),
         (_, Some(theirs), Some(ours)) => fig(ours / theirs),
         _ => "–".into(),
     }
@@ -251,7 +251,7 @@ fn cold_starts(out: &mut String, all: &[Measured], original: Option<&Measured>, 
 }
 
 fn cpu(out: &mut String, all: &[Measured], requests: usize) {
-    writeln!(out, "\n### Server CPU per request\n\nUser + system time of the server process and its children (/proc/<pid>/stat), over {requests} requests of each kind sent one after another: a save of a {}-character summary, a load of the 10-thread namespace, and kioku's same load as an MCP `load_memories` call (`POST /mcp`, stateless, one JSON-RPC request), under {} and then under 2026-07-28 (each call with its context in `_meta`). Two figures that are compared are timed in turns, a tenth of each at a time, so that a change in the machine's load falls on both alike: kioku's saves and loads with the original's, which runs beside it on an emulator of its own (the ratios are of these), and kioku's `GET` load with each MCP load. The original's row is its own run, alone. The emulator's CPU is not counted.\n", client::SUMMARY_CHARS, client::MCP_PROTOCOL_VERSION).unwrap();
+    writeln!(out, "\n### Server CPU per request\n\nUser + system time of the server process and its children (/proc/<pid>/stat), over requests of each kind sent one after another, at least {requests} and more until they took a second of the server's CPU (which the kernel counts in ticks of 10 ms): a save of a {}-character summary, a load of the 10-thread namespace, and kioku's same load as an MCP `load_memories` call (`POST /mcp`, stateless, one JSON-RPC request), under {} and then under 2026-07-28 (each call with its context in `_meta`). Two figures that are compared are timed in turns, a tenth of each at a time, so that a change in the machine's load falls on both alike: kioku's saves and loads with the original's, which runs beside it on an emulator of its own (the ratios are of these), and kioku's `GET` load with each MCP load. The original's row is its own run, alone. The emulator's CPU is not counted.\n", client::SUMMARY_CHARS, client::MCP_PROTOCOL_VERSION).unwrap();
     writeln!(out, "| Service | per save | per load | original beside it: per save, per load | {}: per load, per MCP load | 2026-07-28: per load, per MCP load | save ÷ original | load ÷ original |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |", client::MCP_PROTOCOL_VERSION).unwrap();
     let us = |us: Option<f64>| us.map_or("–".into(), |us| format!("{} µs", fig(us)));
     let pair = |pair: Option<(f64, f64)>| {

@@ -27,6 +27,9 @@ pub fn token(namespace: &str) -> &'static str {
 pub enum Kind {
     /// actix-web answering every request with one constant body: this machine's ceiling.
     Ceiling,
+    /// The ceiling, each request first handed to the blocking pool and back, as kioku's
+    /// SQLite reads are: what that hand-off alone leaves of it.
+    HandOff,
     KiokuSqlite,
     KiokuFirestore,
     /// The Python function under functions-framework, as Cloud Functions runs it.
@@ -37,6 +40,7 @@ impl Kind {
     pub fn name(self) -> &'static str {
         match self {
             Kind::Ceiling => "constant body (ceiling)",
+            Kind::HandOff => "constant body through the blocking pool",
             Kind::KiokuSqlite => "kioku, SQLite",
             Kind::KiokuFirestore => "kioku, Firestore",
             Kind::Original => "original, Firestore",
@@ -46,6 +50,7 @@ impl Kind {
     pub fn slug(self) -> &'static str {
         match self {
             Kind::Ceiling => "ceiling",
+            Kind::HandOff => "ceiling-hand-off",
             Kind::KiokuSqlite => "kioku-sqlite",
             Kind::KiokuFirestore => "kioku-firestore",
             Kind::Original => "original",
@@ -61,9 +66,9 @@ impl Kind {
         matches!(self, Kind::KiokuSqlite | Kind::KiokuFirestore)
     }
 
-    /// Whether it stores anything: the ceiling only answers.
+    /// Whether it stores anything: the ceilings only answer.
     pub fn saves(self) -> bool {
-        self != Kind::Ceiling
+        !matches!(self, Kind::Ceiling | Kind::HandOff)
     }
 }
 
@@ -82,7 +87,7 @@ pub struct Setup {
 impl Setup {
     fn command(&self, kind: Kind, port: u16, emulator: Option<&str>) -> Command {
         let program = match kind {
-            Kind::Ceiling => &self.harness,
+            Kind::Ceiling | Kind::HandOff => &self.harness,
             Kind::KiokuSqlite | Kind::KiokuFirestore => &self.kioku,
             Kind::Original => &self.original.as_ref().expect("the original's directory").1,
         };
@@ -98,6 +103,10 @@ impl Setup {
         }
         match kind {
             Kind::Ceiling => command.arg("ceiling").arg(&self.ceiling_body),
+            Kind::HandOff => command
+                .arg("ceiling")
+                .arg(&self.ceiling_body)
+                .arg("--through-blocking-pool"),
             Kind::KiokuSqlite | Kind::KiokuFirestore => {
                 let store = if kind == Kind::KiokuSqlite {
                     "sqlite"
