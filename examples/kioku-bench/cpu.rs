@@ -14,7 +14,7 @@ pub struct Side<'a> {
 
 /// What one service's requests cost, in microseconds of CPU.
 pub struct Cpu {
-    /// A save; `None` for the ceiling, which stores nothing.
+    /// A save; `None` for the ceilings, which store nothing.
     pub save_us: Option<f64>,
     pub load_us: f64,
     /// The original's save and load, each timed in turns with this service's (kioku, when the
@@ -47,9 +47,10 @@ pub async fn measure(
             (Some(ours_save), ours_load, Some((theirs_save, theirs_load)))
         }
         None => {
-            let save_us = match kind.saves() {
-                true => Some(per_request(ours.pid, requests, save(ours)).await),
-                false => None,
+            let save_us = if kind.saves() {
+                Some(per_request(ours.pid, requests, save(ours)).await)
+            } else {
+                None
             };
             (
                 save_us,
