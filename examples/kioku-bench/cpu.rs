@@ -27,6 +27,18 @@ pub struct Cpu {
     pub stateless_pair_us: Option<(f64, f64)>,
 }
 
+impl Cpu {
+    /// A save over the original's timed beside it, when it ran.
+    pub fn save_over_original(&self) -> Option<f64> {
+        Some(self.save_us? / self.original_us?.0)
+    }
+
+    /// A load over the original's timed beside it, when it ran.
+    pub fn load_over_original(&self) -> Option<f64> {
+        Some(self.load_us / self.original_us?.1)
+    }
+}
+
 /// Times `kind`'s saves and loads on `ours`, in turns with the same requests to `original`
 /// when given, and then kioku's loads in turns with the same loads over MCP.
 pub async fn measure(
@@ -36,25 +48,31 @@ pub async fn measure(
     original: Option<Side<'_>>,
     requests: usize,
 ) -> Cpu {
-    let save = |side| saves(http, side);
-    let load = |side| loads(http, side);
     let (save_us, load_us, original_us) = match original {
         Some(theirs) => {
-            let (ours_save, theirs_save) =
-                per_pair(requests, (ours.pid, save(ours)), (theirs.pid, save(theirs))).await;
-            let (ours_load, theirs_load) =
-                per_pair(requests, (ours.pid, load(ours)), (theirs.pid, load(theirs))).await;
+            let (ours_save, theirs_save) = per_pair(
+                requests,
+                (ours.pid, saves(http, ours)),
+                (theirs.pid, saves(http, theirs)),
+            )
+            .await;
+            let (ours_load, theirs_load) = per_pair(
+                requests,
+                (ours.pid, loads(http, ours)),
+                (theirs.pid, loads(http, theirs)),
+            )
+            .await;
             (Some(ours_save), ours_load, Some((theirs_save, theirs_load)))
         }
         None => {
             let save_us = if kind.saves() {
-                Some(per_request(ours.pid, requests, save(ours)).await)
+                Some(per_request(ours.pid, requests, saves(http, ours)).await)
             } else {
                 None
             };
             (
                 save_us,
-                per_request(ours.pid, requests, load(ours)).await,
+                per_request(ours.pid, requests, loads(http, ours)).await,
                 None,
             )
         }
@@ -66,9 +84,18 @@ pub async fn measure(
             }
         };
         let pid = ours.pid;
-        let plain = per_pair(requests, (pid, load(ours)), (pid, mcp_load(Mcp::Plain))).await;
-        let stateless =
-            per_pair(requests, (pid, load(ours)), (pid, mcp_load(Mcp::Stateless))).await;
+        let plain = per_pair(
+            requests,
+            (pid, loads(http, ours)),
+            (pid, mcp_load(Mcp::Plain)),
+        )
+        .await;
+        let stateless = per_pair(
+            requests,
+            (pid, loads(http, ours)),
+            (pid, mcp_load(Mcp::Stateless)),
+        )
+        .await;
         (Some(plain), Some(stateless))
     } else {
         (None, None)

@@ -228,9 +228,10 @@ async fn measure(setup: &Setup, kind: Kind, args: &Args) -> Measured {
     tokio::time::sleep(Duration::from_secs(1)).await;
     let idle_bytes = procfs::rss_bytes(pid);
 
-    let beside = match kind.is_kioku() && setup.original.is_some() {
-        true => Some(Beside::start(setup, &http).await),
-        false => None,
+    let beside = if kind.is_kioku() && setup.original.is_some() {
+        Some(Beside::start(setup, &http).await)
+    } else {
+        None
     };
     let ours = cpu::Side { pid, base: &base };
     let theirs = beside.as_ref().map(Beside::side);

@@ -4,7 +4,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 use crate::services::Kind;
-use crate::{Args, Measured, client, cpu, growth, wrk};
+use crate::{Args, Measured, client, growth, wrk};
 
 const BEGIN: &str = "<!-- kioku-bench:begin -->";
 const END: &str = "<!-- kioku-bench:end -->";
@@ -154,17 +154,14 @@ fn targets(out: &mut String, all: &[Measured]) {
         };
         // Each CPU ratio is of the two figures timed in turns, so the original's own run
         // (alone, in its row of the table) does not enter it.
-        let beside = |figure: fn(&cpu::Cpu) -> Option<f64>, theirs: fn((f64, f64)) -> f64| {
-            Some(figure(&kioku.cpu)? / theirs(kioku.cpu.original_us?))
-        };
-        let save = beside(|cpu| cpu.save_us, |(save, _)| save);
+        let save = kioku.cpu.save_over_original();
         target(
             out,
             &format!("{name}: CPU per save ÷ original ≤ {most_per_save}"),
             save,
             |x| x <= most_per_save,
         );
-        let load = beside(|cpu| Some(cpu.load_us), |(_, load)| load);
+        let load = kioku.cpu.load_over_original();
         target(
             out,
             &format!("{name}: CPU per load ÷ original ≤ {most_per_load}"),
@@ -261,22 +258,18 @@ fn cpu(out: &mut String, all: &[Measured], requests: usize) {
     };
     for m in all {
         let cpu = &m.cpu;
-        let ratio = |ours: Option<f64>, theirs: Option<f64>| match (ours, theirs) {
-            (Some(ours), Some(theirs)) => fig(ours / theirs),
-            _ => String::new(),
-        };
-        let original = cpu.original_us;
+        let ratio = |ratio: Option<f64>| ratio.map_or(String::new(), fig);
         writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} |",
             m.kind.name(),
             us(cpu.save_us),
             us(Some(cpu.load_us)),
-            pair(original),
+            pair(cpu.original_us),
             pair(cpu.mcp_pair_us),
             pair(cpu.stateless_pair_us),
-            ratio(cpu.save_us, original.map(|(save, _)| save)),
-            ratio(Some(cpu.load_us), original.map(|(_, load)| load)),
+            ratio(cpu.save_over_original()),
+            ratio(cpu.load_over_original()),
         )
         .unwrap();
     }

@@ -102,11 +102,10 @@ impl Setup {
                 .env("GOOGLE_CLOUD_PROJECT", "demo-kioku-bench");
         }
         match kind {
-            Kind::Ceiling => command.arg("ceiling").arg(&self.ceiling_body),
-            Kind::HandOff => command
+            Kind::Ceiling | Kind::HandOff => command
                 .arg("ceiling")
                 .arg(&self.ceiling_body)
-                .arg("--through-blocking-pool"),
+                .args((kind == Kind::HandOff).then_some("--through-blocking-pool")),
             Kind::KiokuSqlite | Kind::KiokuFirestore => {
                 let store = if kind == Kind::KiokuSqlite {
                     "sqlite"
