@@ -10,10 +10,59 @@ pub const ENVELOPE_CHARS: usize = 256;
 
 /// Characters `value` takes as JSON, as sent.
 pub fn json_chars(value: &impl Serialize) -> usize {
-    serde_json::to_string(value)
-        .expect("plain data serializes")
-        .chars()
-        .count()
+    let mut counted = CharCount(0);
+    serde_json::to_writer(&mut counted, value).expect("plain data serializes");
+    counted.0
+}
+
+/// Characters `entry` takes as JSON: [`json_chars`], with the summary, nearly all of it,
+/// counted by [`str_json_chars`]. Taking the summary out for that needs `&mut`; it is back
+/// in place on return.
+pub fn entry_json_chars(entry: &mut Entry) -> usize {
+    let summary = std::mem::take(&mut entry.summary);
+    let chars = json_chars(entry) - json_chars(&"") + str_json_chars(&summary);
+    entry.summary = summary;
+    chars
+}
+
+/// Characters `text` takes as a JSON string, quotes included, as serde_json writes it: `"`,
+/// `\` and the control characters with a short escape take two, the other control characters
+/// six (`\u001f`), every other character one. It is [`json_chars`] of `text`, counted without
+/// branches so that the compiler counts many bytes at once: serde_json scans one at a time, and
+/// a load measures every summary it answers.
+pub fn str_json_chars(text: &str) -> usize {
+    let cost = |byte: u8| {
+        let starts_char = (byte as i8 >= -0x40) as u8;
+        let quote_or_backslash = ((byte == b'"') | (byte == b'\\')) as u8;
+        let control = (byte < 0x20) as u8;
+        // \b \t \n \f \r: 8 to 13 but 11.
+        let short = ((byte.wrapping_sub(8) < 6) & (byte != 11)) as u8;
+        starts_char + quote_or_backslash + control + 4 * (control & (1 - short))
+    };
+    // Summed in bytes, which a chunk of this many, each costing 6 at most, cannot overflow.
+    const CHUNK: usize = u8::MAX as usize / 6;
+    let chunk_chars = |chunk: &[u8]| chunk.iter().map(|b| cost(*b)).sum::<u8>() as usize;
+    2 + text
+        .as_bytes()
+        .chunks(CHUNK)
+        .map(chunk_chars)
+        .sum::<usize>()
+}
+
+/// Counts the characters of the UTF-8 written to it, keeping none of it: measuring costs no
+/// allocation.
+struct CharCount(usize);
+
+impl std::io::Write for CharCount {
+    fn write(&mut self, utf8: &[u8]) -> std::io::Result<usize> {
+        // A character is its first byte: every byte but UTF-8's continuation bytes 0b10xx_xxxx.
+        self.0 += utf8.iter().filter(|b| (**b as i8) >= -0x40).count();
+        Ok(utf8.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Characters left for the answer's content.
@@ -69,4 +118,44 @@ pub fn cut_text<T: Serialize>(text: &str, chars: usize, wrap: impl Fn(String) ->
         }
     }
     Some(cut(low)).filter(|e| json_chars(e) <= chars)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every ASCII character (the control characters among them) and characters of two, three
+    /// and four bytes, alone and together, against what serde_json writes.
+    #[test]
+    fn a_string_counts_as_serde_json_writes_it() {
+        let mut texts: Vec<String> = (0..=0x7f_u8).map(|b| char::from(b).to_string()).collect();
+        texts.extend(["", "é", "記憶", "🧠", "a\"b\\c\n\u{1}é記🧠\u{7f}"].map(String::from));
+        texts.push(texts.concat());
+        // Many chunks of the costliest character.
+        texts.push("\u{1}".repeat(1_000));
+        for text in texts {
+            assert_eq!(str_json_chars(&text), json_chars(&text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn an_entry_counts_as_serde_json_writes_it_and_keeps_its_summary() {
+        let writers = [None, Some(crate::domain::Writer::Import)];
+        for (summary, writer) in ["", "要約\n\"引用\"", "\u{1}"]
+            .into_iter()
+            .zip(writers.iter().cycle())
+        {
+            let mut entry = Entry {
+                summary: summary.into(),
+                timestamp: "2025-08-19T08:39:27.174624+09:00".into(),
+                writer: writer.clone(),
+            };
+            assert_eq!(
+                entry_json_chars(&mut entry),
+                json_chars(&entry),
+                "{entry:?}"
+            );
+            assert_eq!(entry.summary, summary);
+        }
+    }
 }

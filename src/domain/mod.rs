@@ -27,7 +27,7 @@ mod time;
 mod vector;
 mod writer;
 
-pub use budget::json_chars;
+pub use budget::{entry_json_chars, json_chars};
 pub use document_id::MAX_THREAD_ID_CHARS;
 pub use door::Door;
 pub use entry::{Entry, REPEAT_WINDOW_MICROS, Thread, now_stamp};

@@ -1,7 +1,7 @@
 //! A load's answer within a size budget. Entries are taken newest first across threads until
 //! the JSON answer would pass the budget; what is left out is counted, and a cursor reaches it.
 
-use super::budget::{Budget, cut_to_fit, json_chars};
+use super::budget::{Budget, cut_to_fit, entry_json_chars, json_chars};
 use super::ties::Ties;
 use super::{Located, Profile, Thread, cursor};
 
@@ -55,12 +55,13 @@ impl PageBuilder {
 
     /// Adds the next entry; `false` when it does not fit, and the page is full. An entry too
     /// large for an empty page is cut to fit instead.
-    pub fn push(&mut self, item: Located) -> bool {
-        let chars = json_chars(&item.entry);
+    pub fn push(&mut self, mut item: Located) -> bool {
+        let chars = entry_json_chars(&mut item.entry);
         self.push_measured(item, chars)
     }
 
-    /// [`push`](Self::push) for an entry whose [`json_chars`] the caller has measured already.
+    /// [`push`](Self::push) for an entry whose [`entry_json_chars`] the caller has measured
+    /// already.
     pub fn push_measured(&mut self, item: Located, entry_chars: usize) -> bool {
         let existing = self
             .page

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::collections::binary_heap::{BinaryHeap, PeekMut};
 
-use crate::domain::{Filter, Located, Page, PageBuilder, json_chars};
+use crate::domain::{Filter, Located, Page, PageBuilder, entry_json_chars};
 
 /// Threads the first query of a load reads: most namespaces hold fewer, and are read in one
 /// query; one of large threads reads at most 15 more than its page needs, once. Each later
@@ -99,8 +99,8 @@ impl<'a> Merge<'a> {
             .collect();
         self.left_out.entries += held - admitted.len() as u64;
         self.left_out.threads += u64::from(admitted.is_empty());
-        for item in admitted {
-            let chars = json_chars(&item.entry);
+        for mut item in admitted {
+            let chars = entry_json_chars(&mut item.entry);
             self.read_chars += chars;
             self.waiting_chars += chars;
             self.waiting.push(Waiting { item, chars });
