@@ -17,7 +17,7 @@ fn profile(row: &rusqlite::Row) -> rusqlite::Result<Profile> {
         profile: row.get(0)?,
         version: row.get(1)?,
         updated_at: row.get(2)?,
-        writer: writer(row.get(3)?),
+        writer: writer(row, 3)?,
     })
 }
 

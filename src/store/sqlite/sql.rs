@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use rusqlite::types::Value;
+use rusqlite::types::{Type, Value, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use crate::domain::{Entry, Filter, Located, Page, PageBuilder, Retention, Writer, entry_micros};
@@ -203,9 +203,9 @@ pub fn located(row: &rusqlite::Row) -> rusqlite::Result<Located> {
     Ok(Located {
         thread_id: row.get(0)?,
         entry: Entry {
-            summary: row.get(1)?,
+            summary: text(row, 1)?,
             timestamp: row.get(2)?,
-            writer: writer(row.get(5)?),
+            writer: writer(row, 5)?,
         },
         at: row.get(3)?,
         seq: row.get(4)?,
@@ -215,10 +215,26 @@ pub fn located(row: &rusqlite::Row) -> rusqlite::Result<Located> {
 /// An entry read as `summary, timestamp, writer`.
 pub fn entry(row: &rusqlite::Row) -> rusqlite::Result<Entry> {
     Ok(Entry {
-        summary: row.get(0)?,
+        summary: text(row, 0)?,
         timestamp: row.get(1)?,
-        writer: writer(row.get(2)?),
+        writer: writer(row, 2)?,
     })
+}
+
+/// A TEXT column, as `row.get` reads it but checked to be UTF-8 many bytes at a time: the
+/// standard check goes a character at a time outside ASCII, and a load reads thousands of a
+/// summary's characters.
+fn text(row: &rusqlite::Row, column: usize) -> rusqlite::Result<String> {
+    match row.get_ref(column)? {
+        ValueRef::Text(utf8) => simdutf8::basic::from_utf8(utf8)
+            .map(str::to_owned)
+            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(column, Type::Text, e.into())),
+        other => Err(rusqlite::Error::InvalidColumnType(
+            column,
+            row.as_ref().column_name(column)?.to_owned(),
+            other.data_type(),
+        )),
+    }
 }
 
 /// A writer as its column holds it: JSON, or NULL for none.
@@ -226,7 +242,31 @@ pub fn writer_json(writer: Option<&Writer>) -> Option<String> {
     writer.map(|w| serde_json::to_string(w).expect("a writer serializes"))
 }
 
-/// The writer its column holds; none when NULL, or not one this version knows.
-pub fn writer(json: Option<String>) -> Option<Writer> {
-    serde_json::from_str(&json?).ok()
+/// The writer `column` holds, read where SQLite holds it; none when NULL, or not one this
+/// version knows.
+pub fn writer(row: &rusqlite::Row, column: usize) -> rusqlite::Result<Option<Writer>> {
+    let json = row.get_ref(column)?.as_str_or_null()?;
+    Ok(json.and_then(|json| serde_json::from_str(json).ok()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a file edited outside kioku may hold: TEXT that is not UTF-8, or no TEXT at all,
+    /// is an error, as `row.get` makes it, never a string.
+    #[test]
+    fn a_text_column_is_checked_to_be_utf8() {
+        let conn = Connection::open_in_memory().unwrap();
+        let read = |sql: &str| conn.query_row(sql, [], |row| text(row, 0));
+        assert_eq!(read("SELECT '記憶 ok'").unwrap(), "記憶 ok");
+        assert!(matches!(
+            read("SELECT CAST(x'e8a8ff' AS TEXT)"),
+            Err(rusqlite::Error::FromSqlConversionFailure(0, Type::Text, _))
+        ));
+        assert!(matches!(
+            read("SELECT 1"),
+            Err(rusqlite::Error::InvalidColumnType(0, _, Type::Integer))
+        ));
+    }
 }

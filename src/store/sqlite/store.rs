@@ -71,9 +71,12 @@ impl MemoryStore for SqliteStore {
     ) -> Result<(Option<Profile>, Page), StoreError> {
         let (ns, filter) = (ns.name().to_owned(), filter.clone());
         self.read(move |conn| {
-            let profile = profile::read(conn, &ns, None, not_before)?;
+            // One snapshot for both reads: the profile and the page answer the same moment,
+            // and the file's read locks are taken once instead of once per query.
+            let tx = conn.transaction()?;
+            let profile = profile::read(&tx, &ns, None, not_before)?;
             let (profile, page) = PageBuilder::after_profile(profile, budget_chars);
-            Ok((profile, sql::page(conn, &ns, &filter, page)?))
+            Ok((profile, sql::page(&tx, &ns, &filter, page)?))
         })
         .await
     }
@@ -212,7 +215,7 @@ impl MemoryStore for SqliteStore {
                 let entry = Entry {
                     summary: row.get(1)?,
                     timestamp: row.get(2)?,
-                    writer: writer(row.get(3)?),
+                    writer: writer(row, 3)?,
                 };
                 match threads.last_mut() {
                     Some(thread) if thread.id == id => thread.entries.push(entry),
