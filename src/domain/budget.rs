@@ -30,7 +30,7 @@ pub fn entry_json_chars(entry: &mut Entry) -> usize {
 /// six (`\u001f`), every other character one. It is [`json_chars`] of `text`, counted without
 /// branches so that the compiler counts many bytes at once: serde_json scans one at a time, and
 /// a load measures every summary it answers.
-pub fn str_json_chars(text: &str) -> usize {
+fn str_json_chars(text: &str) -> usize {
     let cost = |byte: u8| {
         let starts_char = (byte as i8 >= -0x40) as u8;
         let quote_or_backslash = ((byte == b'"') | (byte == b'\\')) as u8;

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use rusqlite::params;
 
 use super::group_commit::{Queued, commit_queued};
-use super::sql::{self, counts, writer};
+use super::sql::{self, counts};
 use super::{SqliteStore, Stop, profile, search, vectors};
 use crate::domain::{
     Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
@@ -202,7 +202,7 @@ impl MemoryStore for SqliteStore {
         let (ns, after) = (ns.name().to_owned(), after.map(str::to_owned));
         self.read(move |conn| {
             let mut stmt = conn.prepare_cached(
-                "SELECT thread_id, summary, timestamp, writer FROM entries
+                "SELECT summary, timestamp, writer, thread_id FROM entries
                  WHERE namespace = ?1 AND thread_id IN (
                      SELECT thread_id FROM threads WHERE namespace = ?1
                      AND (?2 IS NULL OR thread_id > ?2) ORDER BY thread_id LIMIT ?3)
@@ -211,12 +211,7 @@ impl MemoryStore for SqliteStore {
             let mut threads: Vec<Thread> = Vec::new();
             let mut rows = stmt.query(params![ns, after, limit])?;
             while let Some(row) = rows.next()? {
-                let id: String = row.get(0)?;
-                let entry = Entry {
-                    summary: row.get(1)?,
-                    timestamp: row.get(2)?,
-                    writer: writer(row, 3)?,
-                };
+                let (entry, id): (_, String) = (sql::entry(row)?, row.get(3)?);
                 match threads.last_mut() {
                     Some(thread) if thread.id == id => thread.entries.push(entry),
                     _ => threads.push(Thread {
