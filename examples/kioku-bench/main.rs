@@ -10,9 +10,11 @@ mod cpu;
 mod growth;
 #[path = "../../tests/common/listening.rs"]
 mod listening;
+mod machine;
 mod procfs;
 mod report;
 mod services;
+mod turns;
 mod wrk;
 
 #[path = "../../tests/common/emulator.rs"]
@@ -157,7 +159,7 @@ async fn run(args: Args) {
         let _ = std::fs::remove_dir_all(dir);
         std::fs::create_dir_all(dir).expect("a working directory under target/bench");
     }
-    let machine = report::Machine::now();
+    let machine = machine::Machine::now();
     let mut kinds = vec![
         Kind::KiokuSqlite,
         Kind::Ceiling,
@@ -177,9 +179,11 @@ async fn run(args: Args) {
         }
         measured.push(result);
     }
+    eprintln!("kioku-bench: small loads against the ceilings, in turns");
+    let turns = turns::measure(&setup).await;
     let machine = machine.finished();
     std::fs::write(&args.chart, chart::svg(&measured)).expect("the chart is written");
-    report::write(&args.out, &args.chart, &machine, &measured, &args);
+    report::write(&args.out, &args.chart, &machine, &measured, &turns, &args);
     eprintln!(
         "kioku-bench: wrote {} and {}",
         args.out.display(),
