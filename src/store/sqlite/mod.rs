@@ -9,6 +9,7 @@ mod profile;
 mod readers;
 mod schema;
 mod search;
+mod snapshot;
 mod sql;
 mod store;
 mod vectors;

@@ -6,6 +6,7 @@ use async_trait::async_trait;
 use rusqlite::params;
 
 use super::group_commit::{Queued, commit_queued};
+use super::snapshot::Snapshot;
 use super::sql::{self, counts};
 use super::{SqliteStore, Stop, profile, search, vectors};
 use crate::domain::{
@@ -71,12 +72,11 @@ impl MemoryStore for SqliteStore {
     ) -> Result<(Option<Profile>, Page), StoreError> {
         let (ns, filter) = (ns.name().to_owned(), filter.clone());
         self.read(move |conn| {
-            // One snapshot for both reads: the profile and the page answer the same moment,
-            // and the file's read locks are taken once instead of once per query.
-            let tx = conn.transaction()?;
-            let profile = profile::read(&tx, &ns, None, not_before)?;
+            // The profile and the page answer the same moment.
+            let snapshot = Snapshot::begin(conn)?;
+            let profile = profile::read(&snapshot, &ns, None, not_before)?;
             let (profile, page) = PageBuilder::after_profile(profile, budget_chars);
-            Ok((profile, sql::page(&tx, &ns, &filter, page)?))
+            Ok((profile, sql::page(&snapshot, &ns, &filter, page)?))
         })
         .await
     }
