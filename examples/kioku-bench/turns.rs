@@ -25,7 +25,8 @@ pub struct Turns {
 }
 
 impl Turns {
-    /// kioku's loads per second over the ceiling's, of each round, smallest first.
+    /// kioku's loads per second over those of `KINDS[of]`, a ceiling, in each round, smallest
+    /// first.
     fn shares(&self, of: usize) -> Vec<f64> {
         let mut shares: Vec<f64> = self.rounds.iter().map(|r| r[0] / r[of]).collect();
         shares.sort_by(f64::total_cmp);
