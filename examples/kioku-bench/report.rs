@@ -27,7 +27,8 @@ fn mib(bytes: u64) -> String {
     format!("{} MiB", fig(bytes as f64 / (1024.0 * 1024.0)))
 }
 
-fn median(sorted: &[f64]) -> f64 {
+/// The middle of `sorted`.
+pub fn median(sorted: &[f64]) -> f64 {
     sorted[sorted.len() / 2]
 }
 
@@ -46,7 +47,8 @@ fn saves(m: &Measured) -> &[wrk::Run] {
     &m.saves
 }
 
-fn peak_rate(runs: &[wrk::Run]) -> f64 {
+/// The most requests a second of `runs`.
+pub fn peak_rate(runs: &[wrk::Run]) -> f64 {
     runs.iter().map(|r| r.per_second).fold(0.0, f64::max)
 }
 

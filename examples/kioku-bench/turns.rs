@@ -5,7 +5,7 @@
 use std::fmt::Write;
 use std::time::Instant;
 
-use crate::report::fig;
+use crate::report::{fig, median, peak_rate};
 use crate::services::{Kind, Setup, token};
 use crate::{client, wrk};
 
@@ -35,8 +35,7 @@ impl Turns {
 
     /// kioku's loads per second over the constant-body ceiling's, in the median round.
     pub fn share_of_ceiling(&self) -> f64 {
-        let shares = self.shares(1);
-        shares[shares.len() / 2]
+        median(&self.shares(1))
     }
 }
 
@@ -54,20 +53,18 @@ pub async fn measure(setup: &Setup) -> Turns {
             let mut figures = [0.0; 3];
             for turn in 0..KINDS.len() {
                 let at = (round + turn) % KINDS.len();
-                figures[at] = CONNECTIONS
-                    .map(|c| {
-                        let run = wrk::run(
-                            &servers[at].base,
-                            token("small"),
-                            c,
-                            SECONDS,
-                            wrk::Requests::Loads,
-                        );
-                        assert_eq!(run.errors, 0, "{} failed loads", KINDS[at].name());
-                        run.per_second
-                    })
-                    .into_iter()
-                    .fold(0.0, f64::max);
+                let runs = CONNECTIONS.map(|c| {
+                    let run = wrk::run(
+                        &servers[at].base,
+                        token("small"),
+                        c,
+                        SECONDS,
+                        wrk::Requests::Loads,
+                    );
+                    assert_eq!(run.errors, 0, "{} failed loads", KINDS[at].name());
+                    run
+                });
+                figures[at] = peak_rate(&runs);
             }
             figures
         })
@@ -94,14 +91,13 @@ pub fn section(out: &mut String, turns: &Turns) {
         .unwrap();
     }
     let (ceiling, hand_off) = (turns.shares(1), turns.shares(2));
-    let median = |s: &[f64]| fig(s[s.len() / 2]);
     let range = |s: &[f64]| format!("{} to {}", fig(s[0]), fig(s[s.len() - 1]));
     writeln!(
         out,
         "\nMedian round: {} of the ceiling ({}), {} of the ceiling through the blocking pool ({}).",
-        median(&ceiling),
+        fig(median(&ceiling)),
         range(&ceiling),
-        median(&hand_off),
+        fig(median(&hand_off)),
         range(&hand_off)
     )
     .unwrap();
