@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::Entry;
+use super::json_text::str_json_chars;
 
 /// Room kept for the answer's envelope: status, counts, the truncation report and its cursor.
 pub const ENVELOPE_CHARS: usize = 256;
@@ -23,27 +24,6 @@ pub fn entry_json_chars(entry: &mut Entry) -> usize {
     let chars = json_chars(entry) - json_chars(&"") + str_json_chars(&summary);
     entry.summary = summary;
     chars
-}
-
-/// Characters `text` takes as a JSON string, quotes included, as serde_json writes it: `"`,
-/// `\` and the control characters with a short escape take two, the other control characters
-/// six (`\u001f`), every other character one. It is [`json_chars`] of `text`, counted without
-/// branches so that the compiler counts many bytes at once: serde_json scans one at a time, and
-/// a load measures every summary it answers.
-fn str_json_chars(text: &str) -> usize {
-    let cost = |byte: u8| {
-        let starts_char = (byte as i8 >= -0x40) as u8;
-        let quote_or_backslash = ((byte == b'"') | (byte == b'\\')) as u8;
-        let control = (byte < 0x20) as u8;
-        // \b \t \n \f \r: 8 to 13 but 11.
-        let short = ((byte.wrapping_sub(8) < 6) & (byte != 11)) as u8;
-        starts_char + quote_or_backslash + control + 4 * (control & (1 - short))
-    };
-    // Summed in bytes, which 32 of, each costing 6 at most, cannot overflow; chunks of one
-    // exact size, so that the compiler counts each in whole vector registers.
-    let chunk_chars = |chunk: &[u8]| chunk.iter().map(|b| cost(*b)).sum::<u8>() as usize;
-    let chunks = text.as_bytes().chunks_exact(32);
-    2 + chunk_chars(chunks.remainder()) + chunks.map(chunk_chars).sum::<usize>()
 }
 
 /// Counts the characters of the UTF-8 written to it, keeping none of it: measuring costs no
@@ -120,20 +100,6 @@ pub fn cut_text<T: Serialize>(text: &str, chars: usize, wrap: impl Fn(String) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Every ASCII character (the control characters among them) and characters of two, three
-    /// and four bytes, alone and together, against what serde_json writes.
-    #[test]
-    fn a_string_counts_as_serde_json_writes_it() {
-        let mut texts: Vec<String> = (0..=0x7f_u8).map(|b| char::from(b).to_string()).collect();
-        texts.extend(["", "é", "記憶", "🧠", "a\"b\\c\n\u{1}é記🧠\u{7f}"].map(String::from));
-        texts.push(texts.concat());
-        // Many chunks of the costliest character.
-        texts.push("\u{1}".repeat(1_000));
-        for text in texts {
-            assert_eq!(str_json_chars(&text), json_chars(&text), "{text:?}");
-        }
-    }
 
     #[test]
     fn an_entry_counts_as_serde_json_writes_it_and_keeps_its_summary() {

@@ -1,6 +1,8 @@
 //! Loading: a page of threads within the answer's budget, or search results, each with what
 //! the budget left out and the cursor to it.
 
+mod json;
+
 use chrono_tz::Tz;
 use schemars::JsonSchema;
 use serde::ser::{SerializeMap, Serializer};

@@ -1,6 +1,7 @@
 //! `/`: the original function's save and load, as a query string (`GET`) or a JSON body
 //! (`POST`).
 
+use actix_web::http::header::ContentType;
 use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -168,7 +169,13 @@ async fn handle(
             }
         }
     };
-    Ok(HttpResponse::Ok().json(response))
+    Ok(match response {
+        // Written directly, faster than serde_json and as it writes (`Loaded::to_json`).
+        MemoryResponse::Loaded(loaded) => HttpResponse::Ok()
+            .content_type(ContentType::json())
+            .body(loaded.to_json()),
+        other => HttpResponse::Ok().json(other),
+    })
 }
 
 /// What a save, a load or a profile request answers.
