@@ -4,7 +4,7 @@
 use std::fmt;
 use std::io::IsTerminal;
 
-use serde_json::{Map, Value};
+use serde::Serialize;
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::fmt::format::Writer;
@@ -135,22 +135,22 @@ where
         let meta = event.metadata();
         let mut fields = JsonFields::default();
         event.record(&mut fields);
-        let mut line = Map::new();
-        line.insert("severity".into(), severity(*meta.level()).into());
-        line.insert("time".into(), chrono::Utc::now().to_rfc3339().into());
-        line.insert("target".into(), meta.target().into());
-        if !fields.http_request.is_empty() {
-            line.insert("httpRequest".into(), fields.http_request.into());
+        let mut line = format!(
+            r#"{{"severity":"{}","time":"{}","target":"#,
+            severity(*meta.level()),
+            chrono::Utc::now().to_rfc3339(),
+        )
+        .into_bytes();
+        push_json(&mut line, meta.target());
+        if let Some(http_request) = fields.http_request.strip_prefix(b",") {
+            line.extend_from_slice(br#","httpRequest":{"#);
+            line.extend_from_slice(http_request);
+            line.push(b'}');
         }
-        for (key, value) in fields.other {
-            let key = if key == "trace" {
-                TRACE_FIELD.into()
-            } else {
-                key
-            };
-            line.insert(key, value);
-        }
-        writeln!(writer, "{}", Value::Object(line))
+        line.extend_from_slice(&fields.other);
+        line.push(b'}');
+        let line = String::from_utf8(line).expect("serde_json writes UTF-8");
+        writeln!(writer, "{line}")
     }
 }
 
@@ -163,35 +163,47 @@ fn severity(level: Level) -> &'static str {
     }
 }
 
+/// An event's fields as JSON members, each after a comma: those named `httpRequest.<key>`
+/// apart, as `<key>`.
 #[derive(Default)]
 struct JsonFields {
-    http_request: Map<String, Value>,
-    other: Map<String, Value>,
+    http_request: Vec<u8>,
+    other: Vec<u8>,
 }
 
 impl JsonFields {
-    fn put(&mut self, field: &Field, value: Value) {
-        match field.name().strip_prefix(HTTP_REQUEST_PREFIX) {
-            Some(key) => self.http_request.insert(key.into(), value),
-            None => self.other.insert(field.name().into(), value),
+    fn put(&mut self, field: &Field, value: impl Serialize) {
+        let (members, key) = match field.name().strip_prefix(HTTP_REQUEST_PREFIX) {
+            Some(key) => (&mut self.http_request, key),
+            None if field.name() == "trace" => (&mut self.other, TRACE_FIELD),
+            None => (&mut self.other, field.name()),
         };
+        members.push(b',');
+        push_json(members, key);
+        members.push(b':');
+        push_json(members, value);
     }
+}
+
+/// Appends `value` as JSON.
+fn push_json(line: &mut Vec<u8>, value: impl Serialize) {
+    serde_json::to_writer(line, &value).expect("a log field serializes");
 }
 
 impl Visit for JsonFields {
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        self.put(field, format!("{value:?}").into());
+        self.put(field, format!("{value:?}"));
     }
     fn record_str(&mut self, field: &Field, value: &str) {
-        self.put(field, value.into());
+        self.put(field, value);
     }
     fn record_u64(&mut self, field: &Field, value: u64) {
-        self.put(field, value.into());
+        self.put(field, value);
     }
     fn record_i64(&mut self, field: &Field, value: i64) {
-        self.put(field, value.into());
+        self.put(field, value);
     }
     fn record_bool(&mut self, field: &Field, value: bool) {
-        self.put(field, value.into());
+        self.put(field, value);
     }
 }
