@@ -8,9 +8,10 @@ use serde::Serialize;
 use super::{Loaded, Truncation};
 use crate::domain::{Entry, write_json_str};
 
-/// Room for what is not a summary: the envelope, and per entry its field names and timestamp.
+/// Room for what is not a summary: the envelope, and per entry its field names, timestamp and
+/// writer.
 const ENVELOPE_BYTES: usize = 256;
-const ENTRY_BYTES: usize = 96;
+const ENTRY_BYTES: usize = 128;
 
 impl Loaded {
     /// The answer as JSON, as serde_json writes it.
