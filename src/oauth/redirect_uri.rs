@@ -5,10 +5,12 @@ use url::Url;
 
 use super::error::{ErrorCode, OAuthError, refuse};
 
-/// The loopback IP literals RFC 8252 section 7.3 names: a native app listens on whichever port
-/// it gets, so a registered URI on one of them matches the same URI on any port. `localhost`
-/// is not among them: section 8.3 advises against it, and its URIs are compared exactly.
-const LOOPBACK_IPS: [&str; 2] = ["127.0.0.1", "[::1]"];
+/// The loopback hosts on which a native app listens on whichever port it gets (RFC 8252,
+/// section 7.3), so that a registered URI on one of them matches the same URI on any port.
+/// Section 8.3 advises IP literals over `localhost`, but clients in wide use register
+/// `localhost` without a port and send an ephemeral one (Claude Code's metadata document), so
+/// it is matched the same way; each host only ever matches itself.
+const LOOPBACK_HOSTS: [&str; 3] = ["127.0.0.1", "[::1]", "localhost"];
 
 /// Longest redirect URI, in bytes: room for any app's callback, and a bound on what a
 /// registration anyone may send stores.
@@ -73,7 +75,8 @@ fn is_loopback(url: &Url, uri: &str) -> bool {
 }
 
 /// Whether `requested` is `registered`: the same text (RFC 6749, section 3.1.2.3), or, for a
-/// loopback IP literal, the same text but for the port (RFC 8252, section 7.3).
+/// loopback host, the same text but for the port (RFC 8252, section 7.3), a registered URI
+/// without a port included.
 pub fn matches(registered: &str, requested: &str) -> bool {
     if registered == requested {
         return true;
@@ -85,11 +88,11 @@ pub fn matches(registered: &str, requested: &str) -> bool {
     }
 }
 
-/// For `http://` on a loopback IP literal: its host and what follows the port, as written;
+/// For `http://` on a loopback host: its host and what follows the port, as written;
 /// nothing is parsed away but the port's digits.
 fn without_port(uri: &str) -> Option<(&str, &str)> {
     let authority = uri.strip_prefix("http://")?;
-    let host = LOOPBACK_IPS
+    let host = LOOPBACK_HOSTS
         .into_iter()
         .find(|ip| authority.starts_with(ip))?;
     let mut rest = &authority[host.len()..];
@@ -145,7 +148,7 @@ mod tests {
     }
 
     #[test]
-    fn a_loopback_ip_matches_on_any_port_and_nothing_else_does() {
+    fn a_loopback_host_matches_on_any_port_and_nothing_else_does() {
         for (registered, requested) in [
             (
                 "http://127.0.0.1/callback",
@@ -161,13 +164,25 @@ mod tests {
             ),
             ("http://[::1]:8080/cb?x=1", "http://[::1]:1/cb?x=1"),
             ("http://127.0.0.1:33418", "http://127.0.0.1:1"),
+            // Claude Code's document registers these, and its CLI sends an ephemeral port.
+            (
+                "http://localhost/callback",
+                "http://localhost:51234/callback",
+            ),
+            ("http://localhost:33418/cb", "http://localhost:1/cb"),
             ("https://a.example/cb", "https://a.example/cb"),
         ] {
             assert!(matches(registered, requested), "{registered} {requested}");
         }
         for (registered, requested) in [
-            ("http://localhost:33418/cb", "http://localhost:1/cb"),
             ("https://127.0.0.1:33418/cb", "https://127.0.0.1:1/cb"),
+            ("https://localhost/cb", "https://localhost:1/cb"),
+            ("http://localhost/cb", "http://127.0.0.1:1/cb"),
+            ("http://127.0.0.1/cb", "http://localhost:1/cb"),
+            ("http://localhost/cb", "http://localhost.evil.example/cb"),
+            ("http://localhost/cb", "http://localhost:1@evil.example/cb"),
+            ("http://localhost/cb", "http://LOCALHOST:1/cb"),
+            ("http://evil.example/cb", "http://evil.example:1/cb"),
             ("http://127.0.0.1:33418/cb", "http://127.0.0.1:1/cb/"),
             ("http://127.0.0.1:33418/cb", "http://127.0.0.1:1/cb?x"),
             ("http://127.0.0.1:33418/cb", "http://127.0.0.1:1/cb#x"),
