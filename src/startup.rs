@@ -92,6 +92,14 @@ impl Application {
                     .into(),
             ));
         }
+        if settings.on_cloud_run() && settings.oauth.dev_insecure_local_client_documents {
+            return Err(StartupError::Config(
+                "KIOKU_DEV_INSECURE_LOCAL_CLIENT_DOCUMENTS is set. It lets a client_id make \
+                 kioku fetch plain http from its own host, for trying a metadata document on a \
+                 developer's machine: unset it on Cloud Run."
+                    .into(),
+            ));
+        }
         let tokens = Arc::new(tokens);
         for ns in tokens.bare_token_namespaces() {
             tracing::warn!(
@@ -305,8 +313,11 @@ fn authorization_server(
             false => None,
         },
     };
-    let documents =
-        ClientDocuments::new(oauth.loopback_documents.as_ref()).map_err(StartupError::Documents)?;
+    let documents = ClientDocuments::new(
+        oauth.loopback_documents.as_ref(),
+        oauth.dev_insecure_local_client_documents,
+    )
+    .map_err(StartupError::Documents)?;
     Ok(Some(Arc::new(AuthorizationServer::new(
         Arc::clone(&stores.grants),
         &issuer,

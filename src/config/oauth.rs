@@ -43,6 +43,14 @@ pub struct OAuthSettings {
           value_parser = clap::value_parser!(u64).range(0..=60))]
     pub refresh_race_secs: u64,
 
+    /// For a developer's own machine, and refused on Cloud Run: client metadata documents may
+    /// also be fetched over plain http from this machine (a client_id such as
+    /// http://127.0.0.1:8000/client.json), so that a client ID metadata document can be tried
+    /// locally.
+    #[arg(long, env = "KIOKU_DEV_INSECURE_LOCAL_CLIENT_DOCUMENTS", default_value_t = false,
+          action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub dev_insecure_local_client_documents: bool,
+
     /// Tests only: no flag or variable sets it. Client metadata documents may then come from
     /// this host's own addresses, over TLS from a test root certificate.
     #[arg(skip)]
@@ -95,6 +103,7 @@ impl Default for OAuthSettings {
             code_secs: Self::CODE_SECS,
             refresh_race_secs: Self::REFRESH_RACE_SECS,
             loopback_documents: None,
+            dev_insecure_local_client_documents: false,
         }
     }
 }

@@ -6,7 +6,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::client;
-use super::documents;
 use super::error::{ErrorCode, OAuthError};
 use super::redirect_uri;
 use super::resource;
@@ -70,7 +69,7 @@ impl AuthorizationParams {
                 "The link has no client_id: the app that sent you here is misconfigured.",
             );
         };
-        let client = match documents::document_url(client_id) {
+        let client = match server.documents.url(client_id) {
             // A client known by its metadata document (MCP 2025-11-25, "Client ID Metadata
             // Documents"), fetched now or kept from an earlier request.
             Some(url) => match server.documents.client(&url).await {

@@ -5,7 +5,6 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::client;
-use super::documents;
 use super::error::{ErrorCode, OAuthError, refuse};
 use super::issued::{CodeBody, TokenBody};
 use super::request::SCOPE;
@@ -134,7 +133,7 @@ impl AuthorizationServer {
                 "name the client: client_id, or HTTP Basic authentication",
             );
         };
-        let client = match documents::public_client(id) {
+        let client = match self.documents.public_client(id) {
             Some(client) => client,
             None => match client::find(self.store.as_ref(), id).await? {
                 Some(client) => client,

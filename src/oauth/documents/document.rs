@@ -17,13 +17,19 @@ const MAX_REDIRECT_URIS: usize = 10;
 
 /// A client ID that is a metadata document's URL: `https`, with a path, in the form a URL
 /// parser writes it (so no `.` or `..` segment, no default port, a lowercase host), with no
-/// fragment and no user name or password (section 3).
-pub fn document_url(client_id: &str) -> Option<Url> {
+/// fragment and no user name or password (section 3). With `loopback_http` (a developer's
+/// setting), also `http` on a loopback host, so that a document can be tried locally.
+pub fn document_url(client_id: &str, loopback_http: bool) -> Option<Url> {
     if client_id.len() > MAX_URL_BYTES {
         return None;
     }
     let url = Url::parse(client_id).ok()?;
-    let fits = url.scheme() == "https"
+    let scheme_fits = match url.scheme() {
+        "https" => true,
+        "http" => loopback_http && is_loopback_host(&url),
+        _ => false,
+    };
+    let fits = scheme_fits
         && url.as_str() == client_id
         && url.path() != "/"
         && url.fragment().is_none()
@@ -33,11 +39,21 @@ pub fn document_url(client_id: &str) -> Option<Url> {
     fits.then_some(url)
 }
 
+/// Whether the URL's host is this machine: `localhost` or a loopback address.
+pub(super) fn is_loopback_host(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(host)) => host == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
 /// The client a client ID that is a document's URL names at the token endpoint: a public one
 /// (section 4.1 forbids shared secrets), which proves itself with PKCE. Its document is not
 /// fetched again there: the grant it presents was given to this client ID.
-pub fn public_client(client_id: &str) -> Option<Client> {
-    let url = document_url(client_id)?;
+pub fn public_client(client_id: &str, loopback_http: bool) -> Option<Client> {
+    let url = document_url(client_id, loopback_http)?;
     Some(Client {
         id: client_id.to_owned(),
         name: host(&url),
@@ -132,7 +148,7 @@ mod tests {
             "https://vscode.dev/oauth/client-metadata.json",
             "https://app.example:8443/client.json",
         ] {
-            assert!(document_url(good).is_some(), "{good}");
+            assert!(document_url(good, false).is_some(), "{good}");
         }
         for bad in [
             "http://app.example/client.json",
@@ -146,7 +162,27 @@ mod tests {
             "https://app.example/client.json#x",
             "0123456789abcdef0123456789abcdef",
         ] {
-            assert!(document_url(bad).is_none(), "{bad}");
+            assert!(document_url(bad, false).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn http_on_a_loopback_host_is_a_document_url_only_for_a_developer() {
+        for local in [
+            "http://127.0.0.1:8000/client.json",
+            "http://localhost:8000/client.json",
+            "http://[::1]:8000/client.json",
+        ] {
+            assert!(document_url(local, false).is_none(), "{local}");
+            assert!(document_url(local, true).is_some(), "{local}");
+        }
+        for never in [
+            "http://app.example/client.json",
+            "http://10.0.0.1/client.json",
+            "http://localhost.app.example/client.json",
+            "http://127.0.0.1:8000/",
+        ] {
+            assert!(document_url(never, true).is_none(), "{never}");
         }
     }
 

@@ -1,7 +1,9 @@
 //! Clients known by a URL: a client ID metadata document (draft-ietf-oauth-client-id-metadata-
 //! document, which MCP 2025-11-25 prefers to registration) is fetched from the `client_id`
 //! itself when an authorization request names one, and kept for as long as its HTTP caching
-//! headers say, within bounds.
+//! headers say, within bounds. When a refetch fails (the client's host is down, or answers an
+//! error), the last good copy serves for up to a day, so that an outage of a client's own
+//! site does not sign its users out of kioku too.
 //!
 //! The fetch is where a stranger's text makes this server open a connection, so it goes only
 //! to public addresses (checked on each address a name resolves to, and connected to as
@@ -21,8 +23,6 @@ use reqwest::header::{ACCEPT, CACHE_CONTROL, HeaderMap};
 use tokio::sync::Semaphore;
 use url::{Host, Url};
 
-pub use document::{document_url, public_client};
-
 use crate::store::Client;
 
 /// Largest document read (the draft suggests 5 KB).
@@ -31,6 +31,9 @@ const TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a document is kept when its answer says nothing, and at most.
 const DEFAULT_LIFETIME: Duration = Duration::from_secs(300);
 const MAX_LIFETIME: Duration = Duration::from_secs(86_400);
+/// How long after it was fetched a document's last good copy stands in for one that cannot
+/// be fetched (RFC 5861's stale-if-error, bounded here).
+const MAX_STALE: Duration = Duration::from_secs(86_400);
 /// Most documents kept, and most fetched at once.
 const MAX_KEPT: usize = 512;
 const MAX_FETCHES: usize = 4;
@@ -45,58 +48,115 @@ pub struct LoopbackDocuments {
 /// The documents fetched and kept.
 pub struct ClientDocuments {
     http: reqwest::Client,
+    /// Tests': documents over TLS from this host's own addresses.
     loopback: bool,
+    /// A developer's: documents over plain http from this host's own addresses.
+    loopback_http: bool,
     kept: Mutex<HashMap<String, Kept>>,
     fetches: Semaphore,
 }
 
 struct Kept {
     client: Client,
+    /// Fresh until then; after it, the last good copy.
     until: Instant,
+    fetched: Instant,
+}
+
+/// Why a document could not be used: it could not be had (a last good copy may stand in), or
+/// what came back is no document this server can use.
+enum Failure {
+    Unavailable(String),
+    Unusable(String),
 }
 
 impl ClientDocuments {
-    pub fn new(loopback: Option<&LoopbackDocuments>) -> Result<Self, reqwest::Error> {
+    /// Documents from public addresses over https; with `loopback` (tests) also from this
+    /// host's own over TLS from a test root, with `loopback_http` (a developer's setting) also
+    /// from this host's own over plain http.
+    pub fn new(
+        loopback: Option<&LoopbackDocuments>,
+        loopback_http: bool,
+    ) -> Result<Self, reqwest::Error> {
         let mut http = reqwest::Client::builder()
-            .https_only(true)
+            .https_only(!loopback_http)
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .timeout(TIMEOUT)
             .dns_resolver(Arc::new(PublicOnly {
-                loopback: loopback.is_some(),
+                loopback: loopback.is_some() || loopback_http,
             }));
         if let Some(trust) = loopback {
             http = http.add_root_certificate(reqwest::Certificate::from_pem(&trust.root_pem)?);
         }
         Ok(Self {
             http: http.build()?,
-            loopback: loopback.is_some(),
+            loopback: loopback.is_some() || loopback_http,
+            loopback_http,
             kept: Mutex::new(HashMap::new()),
             fetches: Semaphore::new(MAX_FETCHES),
         })
     }
 
+    /// The document URL `client_id` is, if it is one (see [`document::document_url`]).
+    pub fn url(&self, client_id: &str) -> Option<Url> {
+        document::document_url(client_id, self.loopback_http)
+    }
+
+    /// The public client a document's URL names at the token endpoint (see
+    /// [`document::public_client`]).
+    pub fn public_client(&self, client_id: &str) -> Option<Client> {
+        document::public_client(client_id, self.loopback_http)
+    }
+
     /// The client the document at `url` describes, or why it cannot be used, as the person
     /// is told it.
     pub async fn client(&self, url: &Url) -> Result<Client, String> {
-        if let Some(kept) = self.kept(url.as_str()) {
-            return Ok(kept);
+        if let Some(fresh) = self.kept(url.as_str(), |kept| kept.until) {
+            return Ok(fresh);
         }
-        let (client, lifetime) = self.fetch(url).await?;
-        if !lifetime.is_zero() {
-            self.keep(client.clone(), lifetime);
+        match self.fetch(url).await {
+            Ok((client, lifetime)) => {
+                if let Some(lifetime) = lifetime {
+                    self.keep(client.clone(), lifetime);
+                }
+                Ok(client)
+            }
+            Err(Failure::Unavailable(why)) => {
+                match self.kept(url.as_str(), |kept| kept.fetched + MAX_STALE) {
+                    Some(stale) => {
+                        tracing::warn!(
+                            "a client metadata document could not be fetched again; its last \
+                             good copy serves meanwhile"
+                        );
+                        Ok(stale)
+                    }
+                    None => Err(why),
+                }
+            }
+            Err(Failure::Unusable(why)) => {
+                self.forget(url.as_str());
+                Err(why)
+            }
         }
-        Ok(client)
     }
 
-    fn kept(&self, url: &str) -> Option<Client> {
+    /// The kept copy of `url`'s document, while `now` is before `usable_until` says.
+    fn kept(&self, url: &str, usable_until: impl Fn(&Kept) -> Instant) -> Option<Client> {
         let kept = self
             .kept
             .lock()
             .expect("the document cache is never poisoned");
         kept.get(url)
-            .filter(|kept| kept.until > Instant::now())
+            .filter(|kept| usable_until(kept) > Instant::now())
             .map(|kept| kept.client.clone())
+    }
+
+    fn forget(&self, url: &str) {
+        self.kept
+            .lock()
+            .expect("the document cache is never poisoned")
+            .remove(url);
     }
 
     fn keep(&self, client: Client, lifetime: Duration) {
@@ -106,7 +166,7 @@ impl ClientDocuments {
             .lock()
             .expect("the document cache is never poisoned");
         if kept.len() >= MAX_KEPT {
-            kept.retain(|_, kept| kept.until > now);
+            kept.retain(|_, kept| kept.fetched + MAX_STALE > now);
         }
         if kept.len() >= MAX_KEPT
             && let Some(soonest) = kept
@@ -117,10 +177,20 @@ impl ClientDocuments {
             kept.remove(&soonest);
         }
         let until = now + lifetime;
-        kept.insert(client.id.clone(), Kept { client, until });
+        kept.insert(
+            client.id.clone(),
+            Kept {
+                client,
+                until,
+                fetched: now,
+            },
+        );
     }
 
-    async fn fetch(&self, url: &Url) -> Result<(Client, Duration), String> {
+    /// The document at `url`, and how long it may be kept (`None`: not at all).
+    async fn fetch(&self, url: &Url) -> Result<(Client, Option<Duration>), Failure> {
+        let unavailable = |why: String| Failure::Unavailable(why);
+        let unusable = |why: String| Failure::Unusable(why);
         // A name is checked as it resolves (see `PublicOnly`); an address is never resolved.
         let literal = match url.host() {
             Some(Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
@@ -128,10 +198,12 @@ impl ClientDocuments {
             _ => None,
         };
         if literal.is_some_and(|ip| !allowed(ip, self.loopback)) {
-            return Err(NOT_PUBLIC.into());
+            return Err(unusable(NOT_PUBLIC.into()));
         }
         let Ok(_permit) = self.fetches.try_acquire() else {
-            return Err("too many apps are being looked up at once: try again in a moment".into());
+            return Err(unavailable(
+                "too many apps are being looked up at once: try again in a moment".into(),
+            ));
         };
         let mut response = self
             .http
@@ -142,12 +214,14 @@ impl ClientDocuments {
             .map_err(|e| unreachable(&e))?;
         let status = response.status();
         if status.is_redirection() {
-            return Err("it redirects elsewhere, and redirects are not followed".into());
+            return Err(unusable(
+                "it redirects elsewhere, and redirects are not followed".into(),
+            ));
         }
         if !status.is_success() {
-            return Err(format!("it answered HTTP {}", status.as_u16()));
+            return Err(unavailable(format!("it answered HTTP {}", status.as_u16())));
         }
-        let too_big = || format!("it is larger than {MAX_BYTES} bytes");
+        let too_big = || unusable(format!("it is larger than {MAX_BYTES} bytes"));
         if response
             .content_length()
             .is_some_and(|length| length > MAX_BYTES as u64)
@@ -162,7 +236,7 @@ impl ClientDocuments {
             }
             body.extend_from_slice(&chunk);
         }
-        let client = document::client(url, &body).map_err(|e| e.to_string())?;
+        let client = document::client(url, &body).map_err(|e| unusable(e.to_string()))?;
         Ok((client, lifetime))
     }
 }
@@ -175,24 +249,25 @@ fn allowed(ip: IpAddr, loopback: bool) -> bool {
 const NOT_PUBLIC: &str = "its host is not on a public address";
 
 /// Why a fetch failed, in words that name no address.
-fn unreachable(err: &reqwest::Error) -> String {
+fn unreachable(err: &reqwest::Error) -> Failure {
     let mut source: Option<&dyn std::error::Error> = Some(err);
     while let Some(cause) = source {
         if cause.is::<NotPublic>() {
-            return NOT_PUBLIC.into();
+            return Failure::Unusable(NOT_PUBLIC.into());
         }
         source = cause.source();
     }
-    if err.is_timeout() {
+    Failure::Unavailable(if err.is_timeout() {
         format!("it did not answer within {} seconds", TIMEOUT.as_secs())
     } else {
         "it could not be reached over https".into()
-    }
+    })
 }
 
-/// How long an answer may be kept (RFC 9111, section 5.2.2): `no-store` and `no-cache` not
-/// at all, `max-age` up to a day, and by default five minutes.
-fn lifetime(headers: &HeaderMap) -> Duration {
+/// How long an answer is fresh (RFC 9111, section 5.2.2): `no-cache` not at all (it is kept
+/// only as the last good copy), `max-age` up to a day, by default five minutes; `None` for
+/// `no-store`, which may not be kept at all.
+fn lifetime(headers: &HeaderMap) -> Option<Duration> {
     let directives = headers
         .get_all(CACHE_CONTROL)
         .iter()
@@ -200,9 +275,13 @@ fn lifetime(headers: &HeaderMap) -> Duration {
         .flat_map(|value| value.split(','))
         .map(|directive| directive.trim().to_ascii_lowercase());
     let mut lifetime = DEFAULT_LIFETIME;
+    let mut no_cache = false;
     for directive in directives {
-        if directive == "no-store" || directive == "no-cache" {
-            return Duration::ZERO;
+        if directive == "no-store" {
+            return None;
+        }
+        if directive == "no-cache" {
+            no_cache = true;
         }
         if let Some(seconds) = directive.strip_prefix("max-age=")
             && let Ok(seconds) = seconds.trim_matches('"').parse::<u64>()
@@ -210,7 +289,11 @@ fn lifetime(headers: &HeaderMap) -> Duration {
             lifetime = Duration::from_secs(seconds);
         }
     }
-    lifetime.min(MAX_LIFETIME)
+    Some(if no_cache {
+        Duration::ZERO
+    } else {
+        lifetime.min(MAX_LIFETIME)
+    })
 }
 
 /// Resolves a name to the addresses a document may come from, and fails when none is left:
@@ -251,10 +334,11 @@ mod tests {
             headers.insert(CACHE_CONTROL, HeaderValue::from_str(value).unwrap());
             lifetime(&headers)
         };
-        assert_eq!(lifetime(&HeaderMap::new()), DEFAULT_LIFETIME);
-        assert_eq!(with("public, max-age=60"), Duration::from_secs(60));
-        assert_eq!(with("max-age=31536000"), MAX_LIFETIME);
-        assert_eq!(with("no-store"), Duration::ZERO);
-        assert_eq!(with("max-age=600, no-cache"), Duration::ZERO);
+        assert_eq!(lifetime(&HeaderMap::new()), Some(DEFAULT_LIFETIME));
+        assert_eq!(with("public, max-age=60"), Some(Duration::from_secs(60)));
+        assert_eq!(with("max-age=31536000"), Some(MAX_LIFETIME));
+        assert_eq!(with("no-store"), None);
+        assert_eq!(with("max-age=600, no-store"), None);
+        assert_eq!(with("max-age=600, no-cache"), Some(Duration::ZERO));
     }
 }
