@@ -104,6 +104,9 @@ pub enum ErrorCode {
     NotAdmin,
     UnknownNamespace,
     TokenInUrl,
+    OriginNotAllowed,
+    NotAcceptable,
+    InvalidMcpRequest,
     StoreUnavailable,
 }
 
@@ -115,7 +118,8 @@ impl ErrorCode {
     pub fn http_status(self) -> u16 {
         match self {
             Self::MissingCredentials | Self::InvalidToken => 401,
-            Self::UnknownToken | Self::NotAdmin => 403,
+            Self::UnknownToken | Self::NotAdmin | Self::OriginNotAllowed => 403,
+            Self::NotAcceptable => 406,
             Self::UnsupportedMediaType => 415,
             Self::BodyTooLarge | Self::EntryTooLarge => 413,
             Self::NotFound
@@ -147,7 +151,8 @@ impl ErrorCode {
             | Self::UnknownParameter
             | Self::MalformedJson
             | Self::UnknownLanguage
-            | Self::TokenInUrl => 400,
+            | Self::TokenInUrl
+            | Self::InvalidMcpRequest => 400,
         }
     }
 }

@@ -93,6 +93,9 @@ pub enum ApiError {
     TokenInUrl(String),
     #[error("No namespace {0} holds memories here; GET /admin/namespaces lists them.")]
     UnknownNamespace(String),
+    /// The MCP transport refused a request before any tool ran (the SDK's own checks).
+    #[error("{message}")]
+    McpTransport { code: ErrorCode, message: String },
     /// A failure of the store, or of an export, outside the memory operations.
     #[error("Memory is unavailable right now; try again in a few seconds.")]
     Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -153,6 +156,7 @@ impl ApiError {
             Self::SignInThrottled(_) => ErrorCode::SignInThrottled,
             Self::TokenInUrl(_) => ErrorCode::TokenInUrl,
             Self::UnknownNamespace(_) => ErrorCode::UnknownNamespace,
+            Self::McpTransport { code, .. } => *code,
             Self::Unavailable(_) => ErrorCode::StoreUnavailable,
         }
     }

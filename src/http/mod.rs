@@ -52,13 +52,14 @@ const DISCONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> {
     let body_limit = state.body_limit();
     let tools = MemoryServer::new(Arc::clone(&state.memory), mcp::instructions());
+    let local = listener.local_addr()?;
     let mcp = web::Data::new(routes::mcp_endpoint(
         tools,
         state.site.public_url.as_deref(),
+        local,
         body_limit,
     ));
     let state = web::Data::new(state);
-    let local = listener.local_addr()?;
     let builder = Server::build();
     let shutdown = builder.graceful_shutdown_signal();
     // actix-web's HttpServer, assembled from its parts so that each connection is read through

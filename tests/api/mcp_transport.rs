@@ -16,6 +16,7 @@ on_both_stores!(
     a_tool_call_is_answered_alike_by_kioku_and_by_the_sdk,
     a_stateless_tool_call_is_answered_alike_by_kioku_and_by_the_sdk,
     a_plain_tool_call_is_refused_from_a_foreign_origin_or_host,
+    without_a_public_url_the_listen_address_is_the_only_origin,
 );
 
 /// The server's public URL, which sets the origins and hosts the transport allows.
@@ -207,9 +208,65 @@ async fn a_plain_tool_call_is_refused_from_a_foreign_origin_or_host(store: Store
     ];
     for (name, value, expected) in sent {
         let request = mcp_post(&app, Some(&token), &save).header(name, value);
-        let (status, _, body) = answer(request).await;
+        let (status, content_type, body) = answer(request).await;
         assert_eq!(status, expected, "{name}: {value}: {body}");
+        refused_as_json(status, content_type, &body);
     }
     let kept = summaries(&app.load(&token).await);
     assert_eq!(kept, ["from elsewhere", "from elsewhere"]);
+}
+
+/// A refusal of `/mcp`, whoever wrote it, is JSON with a code and a message that says what
+/// to change.
+fn refused_as_json(status: u16, content_type: Option<String>, body: &str) {
+    if status < 400 {
+        return;
+    }
+    let content_type = content_type.unwrap_or_default();
+    assert!(
+        content_type.starts_with("application/json"),
+        "{content_type}: {body}"
+    );
+    let refusal: Value = serde_json::from_str(body).unwrap();
+    let code = refusal["code"].as_str().unwrap_or_default();
+    assert!(!code.is_empty() && refusal["message"].is_string(), "{body}");
+    if status == 403 {
+        assert_eq!(code, "origin_not_allowed", "{body}");
+    }
+}
+
+/// A local run (no public URL) takes a page of its own listen address, as the MCP Inspector
+/// and the conformance suite send it, and no other origin.
+async fn without_a_public_url_the_listen_address_is_the_only_origin(store: StoreKind) {
+    let Fresh { app, token, .. } = spawn_fresh(store, |_| {}).await;
+    let port = app.base.rsplit(':').next().unwrap().to_owned();
+    let save = tools_call("save_memory", json!({"summary": "from a local page"}));
+    let sent = [
+        (format!("http://127.0.0.1:{port}"), 200),
+        (format!("http://localhost:{port}"), 200),
+        (
+            format!("http://127.0.0.1:{}", port.parse::<u16>().unwrap() ^ 1),
+            403,
+        ),
+        ("https://elsewhere.example".to_owned(), 403),
+        ("null".to_owned(), 403),
+    ];
+    for (origin, expected) in sent {
+        let request = mcp_post(&app, Some(&token), &save).header("origin", &origin);
+        let (status, content_type, body) = answer(request).await;
+        assert_eq!(status, expected, "{origin}: {body}");
+        refused_as_json(status, content_type, &body);
+    }
+    // What the SDK's transport refuses in plain text is JSON here too.
+    let request = app
+        .client
+        .post(format!("{}/mcp", app.base))
+        .header("accept", "text/html")
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&save);
+    let request = authorize(request, Some(&token));
+    let (status, content_type, body) = answer(request).await;
+    assert_eq!(status, 406, "{body}");
+    refused_as_json(status, content_type, &body);
+    assert_eq!(summaries(&app.load(&token).await).len(), 2);
 }

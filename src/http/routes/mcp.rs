@@ -3,6 +3,7 @@
 //! stateless and answering JSON, with the namespace in the request's extensions. A plain tool
 //! call, which that transport would take as it is, kioku answers itself (`mcp::ToolCall`).
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use actix_web::http::{StatusCode, header};
@@ -15,6 +16,7 @@ use super::fallback::method_not_allowed;
 use super::oauth::RESOURCE_METADATA_PATH;
 use crate::credentials::AuthError;
 use crate::domain::Door;
+use crate::error_code::ErrorCode;
 use crate::http::auth::let_in;
 use crate::http::error::ApiError;
 use crate::http::limits;
@@ -33,9 +35,15 @@ pub struct McpEndpoint {
 }
 
 /// The transport: stateless, so that any instance answers any request; JSON answers; the
-/// `Origin` of a browser checked against the public URL (MCP transport spec, "Security
-/// Warning"), and `Host` too when the server has one.
-pub fn endpoint(tools: MemoryServer, public_url: Option<&str>, body_limit: usize) -> McpEndpoint {
+/// `Origin` of a browser checked (MCP transport spec, "Security Warning") against the public
+/// URL, or without one against the address kioku listens on, and `Host` too when the server
+/// has a public URL.
+pub fn endpoint(
+    tools: MemoryServer,
+    public_url: Option<&str>,
+    listen: SocketAddr,
+    body_limit: usize,
+) -> McpEndpoint {
     let mut config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
@@ -57,7 +65,9 @@ pub fn endpoint(tools: MemoryServer, public_url: Option<&str>, body_limit: usize
             .with_allowed_hosts(hosts.clone());
     } else {
         // Without a public URL the host is not known; a bearer token is needed all the same.
-        config = config.disable_allowed_hosts();
+        config = config
+            .with_allowed_origins(local_origins(listen))
+            .disable_allowed_hosts();
     }
     let server = tools.clone();
     let sdk = StreamableHttpService::new(
@@ -66,6 +76,28 @@ pub fn endpoint(tools: MemoryServer, public_url: Option<&str>, body_limit: usize
         config,
     );
     McpEndpoint { sdk, tools, hosts }
+}
+
+/// The origins of pages served from the address kioku listens on, as a browser names them: a
+/// local run's own pages (the MCP Inspector's, say), and nobody else's.
+fn local_origins(listen: SocketAddr) -> Vec<String> {
+    let port = listen.port();
+    let mut hosts = vec![
+        "127.0.0.1".to_owned(),
+        "localhost".to_owned(),
+        "[::1]".to_owned(),
+    ];
+    let ip = listen.ip();
+    if !ip.is_loopback() && !ip.is_unspecified() {
+        hosts.push(match ip {
+            IpAddr::V4(ip) => ip.to_string(),
+            IpAddr::V6(ip) => format!("[{ip}]"),
+        });
+    }
+    hosts
+        .into_iter()
+        .map(|host| format!("http://{host}:{port}"))
+        .collect()
 }
 
 pub fn register(cfg: &mut web::ServiceConfig) {
@@ -119,16 +151,45 @@ async fn mcp(
     for (name, value) in &parts.headers {
         answer.append_header((name.as_str(), value.as_bytes()));
     }
-    let event_stream = parts
-        .headers
-        .get(http::header::CONTENT_TYPE)
-        .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
-    if event_stream {
+    let content_type = parts.headers.get(http::header::CONTENT_TYPE);
+    let is = |prefix: &[u8]| content_type.is_some_and(|t| t.as_bytes().starts_with(prefix));
+    if is(b"text/event-stream") {
         return Ok(answer.streaming(body.into_data_stream()));
     }
     // A JSON answer is complete already: sent whole, with its length.
     let Ok(whole) = body.collect().await;
-    Ok(answer.body(whole.to_bytes()))
+    let whole = whole.to_bytes();
+    if parts.status.is_client_error() && !is(b"application/json") {
+        return Err(transport_refusal(parts.status.as_u16(), &whole));
+    }
+    Ok(answer.body(whole))
+}
+
+/// A refusal the SDK's transport writes as plain text, as every other refusal of kioku's is
+/// written: JSON with a code, and a message that says what to change.
+fn transport_refusal(status: u16, text: &[u8]) -> ApiError {
+    let said = String::from_utf8_lossy(text);
+    let (code, message) = match status {
+        403 => (
+            ErrorCode::OriginNotAllowed,
+            format!(
+                "{said}. This server takes MCP requests from its own origin and host only: \
+                 connect from an MCP client (which sends no Origin), or set KIOKU_PUBLIC_URL \
+                 to the URL clients use."
+            ),
+        ),
+        405 => return ApiError::MethodNotAllowed("POST"),
+        406 => (
+            ErrorCode::NotAcceptable,
+            format!("{said}. Send `Accept: application/json, text/event-stream`."),
+        ),
+        415 => return ApiError::UnsupportedMediaType,
+        _ => (
+            ErrorCode::InvalidMcpRequest,
+            format!("{said}. Send a JSON-RPC request as the MCP Streamable HTTP transport has it."),
+        ),
+    };
+    ApiError::McpTransport { code, message }
 }
 
 /// A plain tool call, sent as the SDK accepts it on every count: no `Origin` (not a browser's
