@@ -12,7 +12,8 @@ use crate::guide::{self, Language};
 pub use direct::{Standard, ToolCall};
 pub use server::MemoryServer;
 
-/// What a client is told at `initialize`: the usage guide, in English, for tools.
+/// What a client is told at `initialize`: the usage guide in brief, in English, for tools;
+/// the whole guide is the plugin's memory skill, and the details are in the tools' texts.
 pub fn instructions() -> String {
-    guide::render(Language::English, Door::Mcp)
+    guide::brief(Language::English, Door::Mcp)
 }
