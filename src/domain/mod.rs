@@ -21,6 +21,7 @@ mod relevance;
 mod retention;
 mod search;
 mod summary;
+mod surface;
 mod terms;
 mod thread_id;
 mod ties;

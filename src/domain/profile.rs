@@ -14,7 +14,7 @@ use chrono_tz::Tz;
 /// Versions of a profile a store keeps: the newest this many.
 pub const KEPT_PROFILE_VERSIONS: u64 = 20;
 
-/// One version of a namespace's profile.
+/// One version of the user's profile.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct Profile {
     /// The text: durable facts about the person, their preferences, goals and tone.

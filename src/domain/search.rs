@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 
 use super::budget::{Budget, cut_to_fit, json_chars};
 use super::relevance::{Scorer, TermCounts, TermStats};
+use super::surface::words_holding;
 use super::ties::Ties;
 use super::{Entry, Filter, Located, Query, Writer, cursor};
 
@@ -21,8 +22,8 @@ pub struct Found {
     pub thread_id: String,
     pub summary: String,
     pub timestamp: String,
-    /// The question's terms this summary holds (folded, stemmed, or two-character pieces of
-    /// Japanese and Chinese), the rarest first; empty when it came back for its meaning alone.
+    /// The words of this summary that hold the question's terms, as the summary writes them,
+    /// the rarest first; empty when it came back for its meaning alone.
     pub matched: Vec<String>,
     /// Who saved it, when kioku recorded it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -160,9 +161,9 @@ pub fn take(
         }
         let found = Found {
             thread_id: item.thread_id,
+            matched: words_holding(&item.entry.summary, &matched),
             summary: item.entry.summary,
             timestamp: item.entry.timestamp,
-            matched,
             writer: item.entry.writer,
         };
         let found = if budget.take(json_chars(&found) + 1) {

@@ -38,7 +38,7 @@ pub const TERMS_VERSION: i64 = 2;
 
 /// Dictionary model for every complex script: CJ are dictionary-segmented either way, and it
 /// spares the LSTM code and models that `new_auto` would add for Southeast Asian scripts.
-static SEGMENTER: LazyLock<WordSegmenterBorrowed<'static>> =
+pub(super) static SEGMENTER: LazyLock<WordSegmenterBorrowed<'static>> =
     LazyLock::new(|| WordSegmenter::new_dictionary(WordBreakInvariantOptions::default()));
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
@@ -193,7 +193,7 @@ impl Run {
 
 /// Han, kana (with ー, without ・, which separates words) and Hangul: scripts written without
 /// spaces between words, or whose words carry particles, so bigrams are worth having.
-fn is_cjk(c: char) -> bool {
+pub(super) fn is_cjk(c: char) -> bool {
     matches!(c,
         '\u{3005}'..='\u{3007}'         // 々 〆 〇
         | '\u{3041}'..='\u{309F}'       // hiragana
@@ -222,7 +222,7 @@ fn kana(c: char) -> char {
 }
 
 /// Hiragana as written (before [`kana`] folds katakana into it).
-fn is_hiragana(c: char) -> bool {
+pub(super) fn is_hiragana(c: char) -> bool {
     matches!(c, '\u{3041}'..='\u{309F}')
 }
 

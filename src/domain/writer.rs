@@ -20,7 +20,7 @@ pub enum Writer {
     /// An app the person connected by signing in: its OAuth `client_id`, and its name as the
     /// consent page showed it.
     App { client_id: String, name: String },
-    /// A caller with an API token, by the token's label: its namespace's name, or
+    /// A caller with an API token, by the token's label: the name of the memory it opens, or
     /// `bare-token-N` for a bare token.
     Token { label: String },
     /// The person, on the memory page.

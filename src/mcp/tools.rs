@@ -111,6 +111,10 @@ fn tool<Arguments: JsonSchema + Any, Output: JsonSchema + Any>(
 /// naming another argument is refused, see [`unknown_argument`]).
 fn arguments_schema<Arguments: JsonSchema + Any>() -> Arc<JsonObject> {
     let mut schema = (*schema_for_type::<Arguments>()).clone();
+    // The request type's own name and doc are written for this code's readers; the tool's
+    // description speaks for it.
+    schema.remove("title");
+    schema.remove("description");
     schema.insert("additionalProperties".into(), false.into());
     Arc::new(standard(schema))
 }
@@ -182,7 +186,8 @@ const STANDARD_FORMATS: [&str; 19] = [
     "regex",
 ];
 
-/// `schema` with only [`STANDARD_FORMATS`], in every subschema.
+/// `schema` with only [`STANDARD_FORMATS`], in every subschema, and each description as one
+/// paragraph: doc comments wrap at a hundred columns, which a model reads as breaks.
 fn standard(mut schema: JsonObject) -> JsonObject {
     fn visit(value: &mut Value) {
         match value {
@@ -193,6 +198,9 @@ fn standard(mut schema: JsonObject) -> JsonObject {
                     .is_some_and(|format| !STANDARD_FORMATS.contains(&format));
                 if custom {
                     map.remove("format");
+                }
+                if let Some(Value::String(description)) = map.get_mut("description") {
+                    *description = description.replace('\n', " ");
                 }
                 map.values_mut().for_each(visit);
             }
@@ -216,6 +224,42 @@ mod tests {
                 .collect(),
             Value::Array(items) => items.iter().flat_map(subschemas).collect(),
             _ => Vec::new(),
+        }
+    }
+
+    /// Every text a model reads of a tool: written for it, in paragraphs, with no name of
+    /// this code's and none of its words for itself.
+    #[test]
+    fn tool_texts_are_written_for_a_model() {
+        let jargon = [
+            "\n",
+            "[`",
+            "::",
+            "door",
+            "namespace",
+            "Request",
+            "schema",
+            "mngMemory",
+        ];
+        for tool in all() {
+            let mut texts = vec![tool.description.clone().unwrap_or_default().to_string()];
+            texts.extend(tool.title.clone());
+            let output = tool.output_schema.clone().expect("every tool has one");
+            for schema in [tool.input_schema.clone(), output] {
+                let schema = Value::Object((*schema).clone());
+                for sub in subschemas(&schema) {
+                    for key in ["description", "title"] {
+                        if let Some(Value::String(text)) = sub.get(key) {
+                            texts.push(text.clone());
+                        }
+                    }
+                }
+            }
+            for text in texts {
+                for word in jargon {
+                    assert!(!text.contains(word), "{}: {word:?} in {text:?}", tool.name);
+                }
+            }
         }
     }
 

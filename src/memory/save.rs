@@ -126,7 +126,7 @@ pub struct Saved {
     duplicate: bool,
     /// The `timestamp` of a summary saved to this thread in the 10 minutes before that says
     /// nearly the same as this one, in other words. This one was saved too. If it repeats that
-    /// one (a save sent again after a timeout), forget one of the two (`forget` with its
+    /// one (a save sent again after a timeout), forget one of the two (by its
     /// `timestamp`).
     #[serde(skip_serializing_if = "Option::is_none")]
     similar_to: Option<String>,

@@ -28,7 +28,7 @@ async fn a_question_as_asked_finds_its_memory_over_http_and_mcp(store: StoreKind
         ids.push(app.save(&token, None, summary).await["thread_id"].clone());
     }
     for (question, thread, term) in [
-        (QUESTION, &ids[0], "kyoto"),
+        (QUESTION, &ids[0], "Kyoto"),
         ("東京への引っ越しはいつだっけ？", &ids[2], "東京"),
     ] {
         let query = [("mode", "load"), ("q", question)];
@@ -42,7 +42,17 @@ async fn a_question_as_asked_finds_its_memory_over_http_and_mcp(store: StoreKind
             .iter()
             .filter_map(Value::as_str)
             .collect();
-        assert!(matched.contains(&term), "{store:?}: {matched:?}");
+        // Words as the summary writes them, not the terms they were folded to.
+        assert!(
+            matched.iter().any(|word| word.contains(term)),
+            "{store:?}: {matched:?}"
+        );
+        assert!(
+            matched
+                .iter()
+                .all(|word| first["summary"].as_str().unwrap().contains(word)),
+            "{store:?}: {matched:?}"
+        );
         let mcp = call_tool(&app, &token, "load_memories", json!({"q": question})).await;
         assert_eq!(structured(&mcp), &http, "{store:?}");
     }

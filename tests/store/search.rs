@@ -55,7 +55,10 @@ pub async fn search_folds_width_and_case_and_keeps_to_the_filter(store: &impl cr
         .await
         .unwrap();
     assert!(
-        results.found.iter().all(|f| f.matched == ["api"]),
+        results
+            .found
+            .iter()
+            .all(|f| f.matched.len() == 1 && ["API", "ＡＰＩ"].contains(&f.matched[0].as_str())),
         "{results:?}"
     );
 }
