@@ -51,6 +51,15 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = SchemaFormat::Yaml)]
         format: SchemaFormat,
     },
+    /// Write the plugin that installs this deployment in ChatGPT, Codex and Claude Code.
+    Plugin {
+        /// The deployment's public URL, e.g. https://kioku.example.com
+        #[arg(long)]
+        url: String,
+        /// The folder to write the plugin into
+        #[arg(long, default_value = "kioku-plugin")]
+        out: PathBuf,
+    },
     /// Write the store's memories to stdout as JSON Lines, one thread per line.
     Export {
         /// Only this namespace [default: every one]

@@ -25,6 +25,8 @@
 //!   so that each rule is written once. [`error_code`]: the stable names of its refusals, and
 //!   the HTTP status of each. [`guide`]: the usage guide a model follows, for every door.
 //! - [`mcp`]: the same operations as MCP tools, served through the official SDK (`rmcp`).
+//! - [`plugin`]: the package that installs a deployment in ChatGPT, Codex and Claude Code:
+//!   manifests, the MCP server's address, and the guide as the memory skill.
 //! - [`oauth`]: the OAuth 2.1 authorization server inside kioku (clients, consent, codes,
 //!   tokens, sign-in at an OpenID Provider), and the check of the access tokens it issues.
 //! - [`gate`]: who may call, at every door (the API, `/mcp`, `/admin`, the pages): the
@@ -51,6 +53,7 @@ pub mod http;
 pub mod mcp;
 pub mod memory;
 pub mod oauth;
+pub mod plugin;
 pub mod rate_limit;
 pub mod startup;
 pub mod store;

@@ -14,6 +14,7 @@ use kioku::embedding::backfill;
 use kioku::error_chain::ErrorChain;
 use kioku::http::schema::{self, SchemaOptions};
 use kioku::oauth::{OAuthError, client};
+use kioku::plugin;
 use kioku::startup::{Application, LocalToken, StartupError, embeddings, open_store};
 use kioku::store::StoreError;
 use kioku::telemetry;
@@ -45,6 +46,18 @@ async fn run() -> ExitCode {
             print!("{}", schema(&settings, format));
             ExitCode::SUCCESS
         }
+        Command::Plugin { url, out } => match plugin::deployment(&url)
+            .and_then(|base| plugin::write(&out, &plugin::package(&base)))
+        {
+            Ok(()) => {
+                println!("wrote the kioku plugin for {url} to {}", out.display());
+                ExitCode::SUCCESS
+            }
+            Err(err) => {
+                eprintln!("{}", ErrorChain(&err));
+                ExitCode::FAILURE
+            }
+        },
         Command::Export { namespace } => finish(export(&settings, namespace.as_deref()).await),
         Command::Import { file, rename } => finish(import(&settings, file, &rename).await),
         Command::Migrate => finish(migrate(&settings).await),

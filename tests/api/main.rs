@@ -31,6 +31,7 @@ mod needs;
 mod oauth;
 #[path = "../common/original.rs"]
 mod original;
+mod plugin;
 mod privacy;
 mod process;
 mod profile;
