@@ -1,12 +1,15 @@
-//! An https server on this host for client ID metadata documents: a certificate for 127.0.0.1
-//! from a test root, which a kioku started with `loopback_documents` trusts, and fixed answers.
+//! A server on this host for client ID metadata documents, with fixed answers: over https with
+//! a certificate for 127.0.0.1 from a test root, which a kioku started with
+//! `loopback_documents` trusts; or over plain http, as a developer serves one under
+//! `KIOKU_DEV_INSECURE_LOCAL_CLIENT_DOCUMENTS`. It can be taken down, answering 503 to all.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
@@ -30,10 +33,12 @@ impl Answer {
 
 /// A running document server.
 pub struct DocumentServer {
-    /// `https://127.0.0.1:<port>`.
+    /// `https://127.0.0.1:<port>`, or `http://` for a plain one.
     pub base: String,
     /// The test root its certificate comes from, as PEM.
     pub root_pem: Vec<u8>,
+    /// While set, every path answers 503, as a client's site in an outage.
+    pub down: Arc<AtomicBool>,
 }
 
 /// A document for a public client at `url` that comes back to a loopback redirect on any port.
@@ -49,56 +54,92 @@ pub fn document(url: &str, name: &str) -> Value {
 }
 
 impl DocumentServer {
-    /// Serves what `routes` gives for each path, given the server's base URL.
+    /// Serves what `routes` gives for each path over https, given the server's base URL.
     pub async fn start(routes: impl FnOnce(&str) -> Vec<(String, Answer)>) -> Self {
+        Self::start_with(true, routes).await
+    }
+
+    /// Serves what `routes` gives for each path over plain http.
+    pub async fn start_plain(routes: impl FnOnce(&str) -> Vec<(String, Answer)>) -> Self {
+        Self::start_with(false, routes).await
+    }
+
+    async fn start_with(tls: bool, routes: impl FnOnce(&str) -> Vec<(String, Answer)>) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("https://{}", listener.local_addr().unwrap());
+        let scheme = if tls { "https" } else { "http" };
+        let base = format!("{scheme}://{}", listener.local_addr().unwrap());
         let routes = Arc::new(routes(&base));
-        let (root_pem, acceptor) = tls();
+        let (root_pem, acceptor) = self::tls();
+        let down = Arc::new(AtomicBool::new(false));
+        let is_down = Arc::clone(&down);
         tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
                 let (acceptor, routes) = (acceptor.clone(), Arc::clone(&routes));
+                let is_down = Arc::clone(&is_down);
                 tokio::spawn(async move {
-                    let Ok(mut stream) = acceptor.accept(stream).await else {
-                        return;
-                    };
-                    let mut head = Vec::new();
-                    let mut buffer = [0; 1024];
-                    while !head.ends_with(b"\r\n\r\n") && head.len() < 16 * 1024 {
-                        match stream.read(&mut buffer).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => head.extend_from_slice(&buffer[..n]),
-                        }
+                    if tls {
+                        let Ok(stream) = acceptor.accept(stream).await else {
+                            return;
+                        };
+                        serve(stream, &routes, &is_down).await;
+                    } else {
+                        serve(stream, &routes, &is_down).await;
                     }
-                    let head = String::from_utf8_lossy(&head);
-                    let path = head.split(' ').nth(1).unwrap_or_default();
-                    let answer = routes
-                        .iter()
-                        .find(|(route, _)| route == path)
-                        .map(|(_, answer)| answer.clone())
-                        .unwrap_or(Answer {
-                            status: 404,
-                            headers: Vec::new(),
-                            body: Vec::new(),
-                        });
-                    let mut response = format!(
-                        "HTTP/1.1 {} X\r\ncontent-length: {}\r\nconnection: close\r\n",
-                        answer.status,
-                        answer.body.len()
-                    );
-                    for (name, value) in &answer.headers {
-                        response.push_str(&format!("{name}: {value}\r\n"));
-                    }
-                    response.push_str("\r\n");
-                    let mut bytes = response.into_bytes();
-                    bytes.extend_from_slice(&answer.body);
-                    let _ = stream.write_all(&bytes).await;
-                    let _ = stream.shutdown().await;
                 });
             }
         });
-        Self { base, root_pem }
+        Self {
+            base,
+            root_pem,
+            down,
+        }
     }
+
+    /// Takes the server down (503 to all) or brings it back.
+    pub fn set_down(&self, down: bool) {
+        self.down.store(down, Ordering::SeqCst);
+    }
+}
+
+/// Answers one request on `stream` from `routes`.
+async fn serve(
+    mut stream: impl AsyncRead + AsyncWrite + Unpin,
+    routes: &[(String, Answer)],
+    down: &AtomicBool,
+) {
+    let mut head = Vec::new();
+    let mut buffer = [0; 1024];
+    while !head.ends_with(b"\r\n\r\n") && head.len() < 16 * 1024 {
+        match stream.read(&mut buffer).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => head.extend_from_slice(&buffer[..n]),
+        }
+    }
+    let head = String::from_utf8_lossy(&head);
+    let path = head.split(' ').nth(1).unwrap_or_default();
+    let down = down.load(Ordering::SeqCst);
+    let found = routes.iter().find(|(route, _)| route == path);
+    let answer = match found {
+        Some((_, answer)) if !down => answer.clone(),
+        _ => Answer {
+            status: if down { 503 } else { 404 },
+            headers: Vec::new(),
+            body: Vec::new(),
+        },
+    };
+    let mut response = format!(
+        "HTTP/1.1 {} X\r\ncontent-length: {}\r\nconnection: close\r\n",
+        answer.status,
+        answer.body.len()
+    );
+    for (name, value) in &answer.headers {
+        response.push_str(&format!("{name}: {value}\r\n"));
+    }
+    response.push_str("\r\n");
+    let mut bytes = response.into_bytes();
+    bytes.extend_from_slice(&answer.body);
+    let _ = stream.write_all(&bytes).await;
+    let _ = stream.shutdown().await;
 }
 
 /// A fresh test root, and a TLS acceptor with a certificate for 127.0.0.1 it signed.

@@ -7,6 +7,7 @@
 
 mod bodies;
 mod cimd;
+mod clients;
 mod confidential;
 pub mod documents;
 mod floods;
