@@ -186,8 +186,9 @@ const STANDARD_FORMATS: [&str; 19] = [
     "regex",
 ];
 
-/// `schema` with only [`STANDARD_FORMATS`], in every subschema, and each description as one
-/// paragraph: doc comments wrap at a hundred columns, which a model reads as breaks.
+/// `schema` with only [`STANDARD_FORMATS`], in every subschema, each description as one
+/// paragraph (doc comments wrap at a hundred columns, which a model reads as breaks), and one
+/// type where schemars writes an `Option`'s two.
 fn standard(mut schema: JsonObject) -> JsonObject {
     fn visit(value: &mut Value) {
         match value {
@@ -201,6 +202,16 @@ fn standard(mut schema: JsonObject) -> JsonObject {
                 }
                 if let Some(Value::String(description)) = map.get_mut("description") {
                     *description = description.replace('\n', " ");
+                }
+                // `["string", "null"]` for an `Option`: kioku never answers `null` (an absent
+                // value is left out) and reads a left-out argument as absent, so the one type
+                // says it, in the form every client's dialect takes.
+                if let Some(Value::Array(types)) = map.get("type")
+                    && types.len() == 2
+                    && types.iter().any(|t| t == "null")
+                    && let Some(one) = types.iter().find(|t| *t != "null").cloned()
+                {
+                    map.insert("type".into(), one);
                 }
                 map.values_mut().for_each(visit);
             }

@@ -23,6 +23,7 @@ mod lifecycle;
 #[path = "../common/listening.rs"]
 mod listening;
 mod mcp;
+mod mcp_conformance;
 mod mcp_transport;
 mod memory;
 mod near_repeat;
