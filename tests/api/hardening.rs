@@ -209,3 +209,26 @@ async fn on_cloud_run_the_url_is_the_configured_one() {
     let schema: Value = ok_json(schema).await;
     assert_eq!(schema["servers"][0]["url"], "https://kioku.example");
 }
+
+/// The developer's setting for local client metadata documents lets a client_id make kioku
+/// fetch from its own host: on Cloud Run kioku refuses to start with it, naming it.
+#[test]
+fn on_cloud_run_local_client_documents_are_refused() {
+    let cloud = Launch::new()
+        .on_cloud_run()
+        .set("KIOKU_DEV_INSECURE_LOCAL_CLIENT_DOCUMENTS", "true");
+    let Err((status, log)) = cloud.start() else {
+        panic!("started on Cloud Run with local client documents");
+    };
+    assert!(!status.success());
+    assert!(
+        log.iter()
+            .any(|l| l.contains("KIOKU_DEV_INSECURE_LOCAL_CLIENT_DOCUMENTS is set")),
+        "{log:?}"
+    );
+    // Off, the same launch starts.
+    let server = cloud
+        .set("KIOKU_DEV_INSECURE_LOCAL_CLIENT_DOCUMENTS", "false")
+        .start();
+    assert!(server.is_ok());
+}
