@@ -1,7 +1,8 @@
 //! The usage guide a model follows, one text per language and its one source for every door
 //! that leads to the memory: the GPT Action's instructions, the MCP server's and the plugin's
 //! memory skill. Doors differ only in the lines the guide marks for one of them, and the MCP
-//! server's instructions are the guide's own opening lines, so none can drift from another.
+//! server's instructions are the guide's own lines (each section's heading and first
+//! paragraph), so none can drift from another.
 
 use crate::domain::Door;
 

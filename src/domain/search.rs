@@ -184,9 +184,12 @@ pub fn take(
                     budget.left = 0;
                     Found {
                         thread_id: found.thread_id,
+                        // Only the words the cut kept (fewer only shrink what was counted).
+                        matched: (found.matched.into_iter())
+                            .filter(|word| cut.summary.contains(word.as_str()))
+                            .collect(),
                         summary: cut.summary,
                         timestamp: cut.timestamp,
-                        matched: found.matched,
                         writer: cut.writer,
                     }
                 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use url::Url;
 
-use crate::domain::Door;
+use crate::domain::{Door, is_loopback_host};
 use crate::guide::{self, Language};
 
 /// The plugin's name, and its server's in every MCP configuration.
@@ -45,8 +45,7 @@ pub enum PluginError {
 pub fn deployment(base: &str) -> Result<Url, PluginError> {
     let refused = || PluginError::Url(base.to_owned());
     let url = Url::parse(base).map_err(|_| refused())?;
-    let local = matches!(url.host_str(), Some("127.0.0.1" | "localhost" | "[::1]"));
-    let fits = (url.scheme() == "https" || (url.scheme() == "http" && local))
+    let fits = (url.scheme() == "https" || (url.scheme() == "http" && is_loopback_host(&url)))
         && url.path() == "/"
         && url.query().is_none()
         && url.fragment().is_none()

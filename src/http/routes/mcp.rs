@@ -184,6 +184,8 @@ fn transport_refusal(status: u16, text: &[u8]) -> ApiError {
             format!("{said}. Send `Accept: application/json, text/event-stream`."),
         ),
         415 => return ApiError::UnsupportedMediaType,
+        // 400, and any other the stateless transport has no cause to send (404 names a
+        // session, and none is kept): the request is one it cannot take.
         _ => (
             ErrorCode::InvalidMcpRequest,
             format!("{said}. Send a JSON-RPC request as the MCP Streamable HTTP transport has it."),

@@ -5,6 +5,7 @@ use chrono::Utc;
 use serde::Deserialize;
 use url::Url;
 
+use crate::domain::is_loopback_host;
 use crate::oauth::client::{check_flows, check_name};
 use crate::oauth::error::{ErrorCode, OAuthError};
 use crate::oauth::redirect_uri;
@@ -39,16 +40,6 @@ pub fn document_url(client_id: &str, loopback_http: bool) -> Option<Url> {
     fits.then_some(url)
 }
 
-/// Whether the URL's host is this machine: `localhost` or a loopback address.
-pub(super) fn is_loopback_host(url: &Url) -> bool {
-    match url.host() {
-        Some(url::Host::Domain(host)) => host == "localhost",
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    }
-}
-
 /// The client a client ID that is a document's URL names at the token endpoint: a public one
 /// (section 4.1 forbids shared secrets), which proves itself with PKCE. Its document is not
 /// fetched again there: the grant it presents was given to this client ID.
@@ -73,6 +64,9 @@ struct Document {
     #[serde(default)]
     redirect_uris: Vec<String>,
     token_endpoint_auth_method: Option<String>,
+    /// The methods the client can use besides its preferred one (ChatGPT's documents prefer
+    /// `private_key_jwt` and list `none` here).
+    token_endpoint_auth_methods_supported: Option<Vec<String>>,
     grant_types: Option<Vec<String>>,
     response_types: Option<Vec<String>>,
     client_secret: Option<serde_json::Value>,
@@ -92,11 +86,18 @@ pub fn client(url: &Url, bytes: &[u8]) -> Result<Client, OAuthError> {
     if document.client_secret.is_some() {
         return invalid("it holds a client_secret, which a public document must not".into());
     }
+    // A public client, proving itself with PKCE: one that prefers another method is taken
+    // when it also offers `none`, as a server that knows only `none` negotiates it.
+    let offers_none = (document.token_endpoint_auth_methods_supported.iter())
+        .flatten()
+        .any(|method| method == "none");
     match document.token_endpoint_auth_method.as_deref() {
         None | Some("none") => {}
+        Some(_) if offers_none => {}
         Some(other) => {
             return invalid(format!(
-                "its token_endpoint_auth_method is {other:?}: this server takes only none (with PKCE)"
+                "its token_endpoint_auth_method is {other:?} and it does not offer none: this \
+                 server takes only none (with PKCE)"
             ));
         }
     }
@@ -197,6 +198,13 @@ mod tests {
         .unwrap();
         assert_eq!(good.name, "App (app.example)");
         assert!(good.secret_digest.is_none());
+        // ChatGPT's shape: it prefers private_key_jwt, and offers none.
+        let offers_none = read(serde_json::json!({
+            "client_id": url.as_str(), "redirect_uris": ["https://app.example/cb"],
+            "token_endpoint_auth_method": "private_key_jwt",
+            "token_endpoint_auth_methods_supported": ["none", "private_key_jwt"],
+        }));
+        assert!(offers_none.unwrap().secret_digest.is_none());
         for bad in [
             serde_json::json!({"client_id": "https://other.example/client.json",
                                "redirect_uris": ["https://app.example/cb"]}),
@@ -204,6 +212,9 @@ mod tests {
             serde_json::json!({"client_id": url.as_str(), "redirect_uris": ["http://evil.example/cb"]}),
             serde_json::json!({"client_id": url.as_str(), "redirect_uris": ["https://app.example/cb"],
                                "token_endpoint_auth_method": "client_secret_basic"}),
+            serde_json::json!({"client_id": url.as_str(), "redirect_uris": ["https://app.example/cb"],
+                               "token_endpoint_auth_method": "private_key_jwt",
+                               "token_endpoint_auth_methods_supported": ["private_key_jwt"]}),
             serde_json::json!({"client_id": url.as_str(), "redirect_uris": ["https://app.example/cb"],
                                "client_secret": "s"}),
             serde_json::json!({"client_id": url.as_str(), "redirect_uris": ["https://app.example/cb"],

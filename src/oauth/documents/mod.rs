@@ -8,22 +8,24 @@
 //! The fetch is where a stranger's text makes this server open a connection, so it goes only
 //! to public addresses (checked on each address a name resolves to, and connected to as
 //! checked), over https, without redirects or proxies, for a few KB, within seconds, a few at
-//! a time; the cache holds a bounded number of clients.
+//! a time; the cache holds a bounded number of clients. A developer's setting adds plain http
+//! from this host's own addresses, and nothing else.
 
 mod address;
 mod document;
+mod reach;
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{ACCEPT, CACHE_CONTROL, HeaderMap};
 use tokio::sync::Semaphore;
 use url::{Host, Url};
 
 use crate::store::Client;
+use reach::Reach;
 
 /// Largest document read (the draft suggests 5 KB).
 const MAX_BYTES: usize = 5 * 1024;
@@ -47,13 +49,36 @@ pub struct LoopbackDocuments {
 
 /// The documents fetched and kept.
 pub struct ClientDocuments {
-    http: reqwest::Client,
-    /// Tests': documents over TLS from this host's own addresses.
-    loopback: bool,
-    /// A developer's: documents over plain http from this host's own addresses.
-    loopback_http: bool,
+    /// Over https, from public addresses (and in tests this host's, from a test root).
+    https: Fetcher,
+    /// A developer's setting: over plain http, from this host's own addresses and no other.
+    local: Option<Fetcher>,
     kept: Mutex<HashMap<String, Kept>>,
     fetches: Semaphore,
+}
+
+/// An HTTP client and the addresses it may reach.
+struct Fetcher {
+    client: reqwest::Client,
+    reach: Reach,
+}
+
+impl Fetcher {
+    fn new(reach: Reach, https: bool, root_pem: Option<&[u8]>) -> Result<Self, reqwest::Error> {
+        let mut client = reqwest::Client::builder()
+            .https_only(https)
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .timeout(TIMEOUT)
+            .dns_resolver(Arc::new(reach));
+        if let Some(root_pem) = root_pem {
+            client = client.add_root_certificate(reqwest::Certificate::from_pem(root_pem)?);
+        }
+        Ok(Self {
+            client: client.build()?,
+            reach,
+        })
+    }
 }
 
 struct Kept {
@@ -72,27 +97,26 @@ enum Failure {
 
 impl ClientDocuments {
     /// Documents from public addresses over https; with `loopback` (tests) also from this
-    /// host's own over TLS from a test root, with `loopback_http` (a developer's setting) also
-    /// from this host's own over plain http.
+    /// host's own over TLS from a test root; with `local_http` (a developer's setting) also
+    /// from this host's own over plain http, and from nowhere else over plain http.
     pub fn new(
         loopback: Option<&LoopbackDocuments>,
-        loopback_http: bool,
+        local_http: bool,
     ) -> Result<Self, reqwest::Error> {
-        let mut http = reqwest::Client::builder()
-            .https_only(!loopback_http)
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .timeout(TIMEOUT)
-            .dns_resolver(Arc::new(PublicOnly {
-                loopback: loopback.is_some() || loopback_http,
-            }));
-        if let Some(trust) = loopback {
-            http = http.add_root_certificate(reqwest::Certificate::from_pem(&trust.root_pem)?);
-        }
+        let https = Reach {
+            public: true,
+            loopback: loopback.is_some(),
+        };
+        let local = Reach {
+            public: false,
+            loopback: true,
+        };
+        let root_pem = loopback.map(|trust| trust.root_pem.as_slice());
         Ok(Self {
-            http: http.build()?,
-            loopback: loopback.is_some() || loopback_http,
-            loopback_http,
+            https: Fetcher::new(https, true, root_pem)?,
+            local: local_http
+                .then(|| Fetcher::new(local, false, None))
+                .transpose()?,
             kept: Mutex::new(HashMap::new()),
             fetches: Semaphore::new(MAX_FETCHES),
         })
@@ -100,13 +124,13 @@ impl ClientDocuments {
 
     /// The document URL `client_id` is, if it is one (see [`document::document_url`]).
     pub fn url(&self, client_id: &str) -> Option<Url> {
-        document::document_url(client_id, self.loopback_http)
+        document::document_url(client_id, self.local.is_some())
     }
 
     /// The public client a document's URL names at the token endpoint (see
     /// [`document::public_client`]).
     pub fn public_client(&self, client_id: &str) -> Option<Client> {
-        document::public_client(client_id, self.loopback_http)
+        document::public_client(client_id, self.local.is_some())
     }
 
     /// The client the document at `url` describes, or why it cannot be used, as the person
@@ -117,8 +141,10 @@ impl ClientDocuments {
         }
         match self.fetch(url).await {
             Ok((client, lifetime)) => {
-                if let Some(lifetime) = lifetime {
-                    self.keep(client.clone(), lifetime);
+                match lifetime {
+                    Some(lifetime) => self.keep(client.clone(), lifetime),
+                    // An earlier copy is not to stand in for one its host says not to keep.
+                    None => self.forget(url.as_str()),
                 }
                 Ok(client)
             }
@@ -191,13 +217,18 @@ impl ClientDocuments {
     async fn fetch(&self, url: &Url) -> Result<(Client, Option<Duration>), Failure> {
         let unavailable = |why: String| Failure::Unavailable(why);
         let unusable = |why: String| Failure::Unusable(why);
-        // A name is checked as it resolves (see `PublicOnly`); an address is never resolved.
+        // Plain http only from this host, by the developer's setting (`document_url`).
+        let fetcher = match (url.scheme(), &self.local) {
+            ("http", Some(local)) => local,
+            _ => &self.https,
+        };
+        // A name is checked as it resolves (see `Reach`); an address is never resolved.
         let literal = match url.host() {
             Some(Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
             Some(Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
             _ => None,
         };
-        if literal.is_some_and(|ip| !allowed(ip, self.loopback)) {
+        if literal.is_some_and(|ip| !fetcher.reach.admits(ip)) {
             return Err(unusable(NOT_PUBLIC.into()));
         }
         let Ok(_permit) = self.fetches.try_acquire() else {
@@ -205,8 +236,8 @@ impl ClientDocuments {
                 "too many apps are being looked up at once: try again in a moment".into(),
             ));
         };
-        let mut response = self
-            .http
+        let mut response = fetcher
+            .client
             .get(url.clone())
             .header(ACCEPT, "application/json")
             .send()
@@ -218,8 +249,13 @@ impl ClientDocuments {
                 "it redirects elsewhere, and redirects are not followed".into(),
             ));
         }
+        let answered = format!("it answered HTTP {}", status.as_u16());
+        // 410: the client withdrew its document, and no copy stands in for it.
+        if status == reqwest::StatusCode::GONE {
+            return Err(unusable(answered));
+        }
         if !status.is_success() {
-            return Err(unavailable(format!("it answered HTTP {}", status.as_u16())));
+            return Err(unavailable(answered));
         }
         let too_big = || unusable(format!("it is larger than {MAX_BYTES} bytes"));
         if response
@@ -241,18 +277,13 @@ impl ClientDocuments {
     }
 }
 
-/// Whether a document may come from `ip`.
-fn allowed(ip: IpAddr, loopback: bool) -> bool {
-    address::is_public(ip) || (loopback && address::is_loopback(ip))
-}
-
 const NOT_PUBLIC: &str = "its host is not on a public address";
 
 /// Why a fetch failed, in words that name no address.
 fn unreachable(err: &reqwest::Error) -> Failure {
     let mut source: Option<&dyn std::error::Error> = Some(err);
     while let Some(cause) = source {
-        if cause.is::<NotPublic>() {
+        if cause.is::<reach::NotPublic>() {
             return Failure::Unusable(NOT_PUBLIC.into());
         }
         source = cause.source();
@@ -294,32 +325,6 @@ fn lifetime(headers: &HeaderMap) -> Option<Duration> {
     } else {
         lifetime.min(MAX_LIFETIME)
     })
-}
-
-/// Resolves a name to the addresses a document may come from, and fails when none is left:
-/// the connection is then made to an address checked here, not to one a second lookup gives.
-struct PublicOnly {
-    loopback: bool,
-}
-
-#[derive(Debug, thiserror::Error)]
-#[error("the host resolves to no public address")]
-struct NotPublic;
-
-impl Resolve for PublicOnly {
-    fn resolve(&self, name: Name) -> Resolving {
-        let loopback = self.loopback;
-        Box::pin(async move {
-            let found = tokio::net::lookup_host((name.as_str(), 0)).await?;
-            let allowed: Vec<SocketAddr> = found
-                .filter(|found| allowed(found.ip(), loopback))
-                .collect();
-            if allowed.is_empty() {
-                return Err(Box::new(NotPublic) as Box<dyn std::error::Error + Send + Sync>);
-            }
-            Ok(Box::new(allowed.into_iter()) as Addrs)
-        })
-    }
 }
 
 #[cfg(test)]

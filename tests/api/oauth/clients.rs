@@ -196,13 +196,27 @@ async fn a_document_whose_host_is_down_serves_from_its_last_good_copy() {
     let page = refused(app, &codex, "http://127.0.0.1:1/callback").await;
     assert!(page.contains("HTTP 503"), "{page}");
 
-    // One its host said not to store is not kept at all.
-    let server = serve(&clients, "no-store").await;
-    let client_id = format!("{}{}", server.base, claude.path);
+    // Once its host says not to store it, no earlier copy stands in either.
+    server.set_down(false);
+    let mut document = claude.document.clone();
+    document["client_id"] = json!(client_id);
+    let mut no_store = Answer::json(&document);
+    no_store.headers.push(("cache-control", "no-store".into()));
+    server.answer(&claude.path, no_store);
     sign_in(app, &fresh.token, &client_id, &redirect_uri).await;
     server.set_down(true);
     let page = refused(app, &client_id, &redirect_uri).await;
     assert!(page.contains("HTTP 503"), "{page}");
+
+    // A document its client withdrew (410) has no copy standing in for it.
+    let server = serve(&clients, "max-age=0").await;
+    let client_id = format!("{}{}", server.base, claude.path);
+    sign_in(app, &fresh.token, &client_id, &redirect_uri).await;
+    let mut gone = Answer::json(&json!({}));
+    gone.status = 410;
+    server.answer(&claude.path, gone);
+    let page = refused(app, &client_id, &redirect_uri).await;
+    assert!(page.contains("HTTP 410"), "{page}");
 }
 
 #[tokio::test]
@@ -213,4 +227,41 @@ async fn without_the_developer_setting_a_local_document_is_no_client() {
     let client_id = format!("{}{}", server.base, clients[0].path);
     let page = refused(&fresh.app, &client_id, "http://localhost:1/callback").await;
     assert!(page.contains("No app with this client_id"), "{page}");
+}
+
+/// The developer's setting opens plain http on this host, and nothing else: this host over
+/// https stays closed, as does any other host over plain http.
+#[tokio::test]
+async fn the_developer_setting_opens_local_http_alone() {
+    let clients = published();
+    let document = clients[0].document.clone();
+    let tls = DocumentServer::start(move |base| {
+        let mut document = document;
+        document["client_id"] = json!(format!("{base}/client.json"));
+        vec![("/client.json".into(), Answer::json(&document))]
+    })
+    .await;
+    let fresh = spawn_oauth(StoreKind::Sqlite, |s| {
+        s.oauth.dev_insecure_local_client_documents = true;
+    })
+    .await;
+    let app = &fresh.app;
+    let port = tls.base.rsplit(':').next().unwrap();
+    for inside in [
+        format!("{}/client.json", tls.base),
+        format!("https://localhost:{port}/client.json"),
+    ] {
+        let page = refused(app, &inside, "http://localhost:1/callback").await;
+        assert!(page.contains("public address"), "{inside}: {page}");
+    }
+    for elsewhere in [
+        "http://app.example/client.json",
+        "http://10.0.0.1/client.json",
+    ] {
+        let page = refused(app, elsewhere, "http://localhost:1/callback").await;
+        assert!(
+            page.contains("No app with this client_id"),
+            "{elsewhere}: {page}"
+        );
+    }
 }

@@ -1,10 +1,10 @@
 //! A server on this host for client ID metadata documents, with fixed answers: over https with
 //! a certificate for 127.0.0.1 from a test root, which a kioku started with
 //! `loopback_documents` trusts; or over plain http, as a developer serves one under
-//! `KIOKU_DEV_INSECURE_LOCAL_CLIENT_DOCUMENTS`. It can be taken down, answering 503 to all.
+//! `KIOKU_DEV_INSECURE_LOCAL_CLIENT_DOCUMENTS`. A path's answer can be changed, and the server
+//! taken down, answering 503 to all.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -37,8 +37,14 @@ pub struct DocumentServer {
     pub base: String,
     /// The test root its certificate comes from, as PEM.
     pub root_pem: Vec<u8>,
-    /// While set, every path answers 503, as a client's site in an outage.
-    pub down: Arc<AtomicBool>,
+    served: Arc<Mutex<Served>>,
+}
+
+/// What the server answers now.
+struct Served {
+    routes: Vec<(String, Answer)>,
+    /// Every path answers 503, as a client's site in an outage.
+    down: bool,
 }
 
 /// A document for a public client at `url` that comes back to a loopback redirect on any port.
@@ -68,22 +74,23 @@ impl DocumentServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let scheme = if tls { "https" } else { "http" };
         let base = format!("{scheme}://{}", listener.local_addr().unwrap());
-        let routes = Arc::new(routes(&base));
+        let served = Arc::new(Mutex::new(Served {
+            routes: routes(&base),
+            down: false,
+        }));
         let (root_pem, acceptor) = self::tls();
-        let down = Arc::new(AtomicBool::new(false));
-        let is_down = Arc::clone(&down);
+        let serving = Arc::clone(&served);
         tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
-                let (acceptor, routes) = (acceptor.clone(), Arc::clone(&routes));
-                let is_down = Arc::clone(&is_down);
+                let (acceptor, served) = (acceptor.clone(), Arc::clone(&serving));
                 tokio::spawn(async move {
                     if tls {
                         let Ok(stream) = acceptor.accept(stream).await else {
                             return;
                         };
-                        serve(stream, &routes, &is_down).await;
+                        serve(stream, &served).await;
                     } else {
-                        serve(stream, &routes, &is_down).await;
+                        serve(stream, &served).await;
                     }
                 });
             }
@@ -91,22 +98,25 @@ impl DocumentServer {
         Self {
             base,
             root_pem,
-            down,
+            served,
         }
     }
 
     /// Takes the server down (503 to all) or brings it back.
     pub fn set_down(&self, down: bool) {
-        self.down.store(down, Ordering::SeqCst);
+        self.served.lock().unwrap().down = down;
+    }
+
+    /// From now on `path` answers `answer`.
+    pub fn answer(&self, path: &str, answer: Answer) {
+        let mut served = self.served.lock().unwrap();
+        served.routes.retain(|(route, _)| route != path);
+        served.routes.push((path.to_owned(), answer));
     }
 }
 
-/// Answers one request on `stream` from `routes`.
-async fn serve(
-    mut stream: impl AsyncRead + AsyncWrite + Unpin,
-    routes: &[(String, Answer)],
-    down: &AtomicBool,
-) {
+/// Answers one request on `stream` with what is `served`.
+async fn serve(mut stream: impl AsyncRead + AsyncWrite + Unpin, served: &Mutex<Served>) {
     let mut head = Vec::new();
     let mut buffer = [0; 1024];
     while !head.ends_with(b"\r\n\r\n") && head.len() < 16 * 1024 {
@@ -117,15 +127,17 @@ async fn serve(
     }
     let head = String::from_utf8_lossy(&head);
     let path = head.split(' ').nth(1).unwrap_or_default();
-    let down = down.load(Ordering::SeqCst);
-    let found = routes.iter().find(|(route, _)| route == path);
-    let answer = match found {
-        Some((_, answer)) if !down => answer.clone(),
-        _ => Answer {
-            status: if down { 503 } else { 404 },
-            headers: Vec::new(),
-            body: Vec::new(),
-        },
+    let answer = {
+        let served = served.lock().unwrap();
+        let found = served.routes.iter().find(|(route, _)| route == path);
+        match found {
+            Some((_, answer)) if !served.down => answer.clone(),
+            _ => Answer {
+                status: if served.down { 503 } else { 404 },
+                headers: Vec::new(),
+                body: Vec::new(),
+            },
+        }
     };
     let mut response = format!(
         "HTTP/1.1 {} X\r\ncontent-length: {}\r\nconnection: close\r\n",
