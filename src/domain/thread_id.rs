@@ -1,5 +1,9 @@
 //! The id of one conversation thread, validated.
 
+use std::borrow::Cow;
+
+use sha2::{Digest, Sha256};
+
 use super::ValidationError;
 use super::document_id::{MAX_THREAD_ID_CHARS, document_id_problem};
 
@@ -47,6 +51,18 @@ impl ThreadId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The id as a log line may hold it: an id in the form kioku issues (a UUID) as it is,
+    /// any other, which a client chose, by a digest, so that no text a client sent reaches
+    /// the log while one thread's lines still match.
+    pub fn for_log(&self) -> Cow<'_, str> {
+        if uuid::Uuid::try_parse(&self.0).is_ok_and(|id| id.to_string() == self.0) {
+            return Cow::Borrowed(&self.0);
+        }
+        let digest = Sha256::digest(self.0.as_bytes());
+        let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        Cow::Owned(format!("sha256:{hex}"))
+    }
 }
 
 impl Default for ThreadId {
@@ -58,6 +74,24 @@ impl Default for ThreadId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_log_holds_an_issued_id_as_it_is_and_a_chosen_one_by_its_digest() {
+        let issued = ThreadId::new();
+        assert_eq!(issued.for_log(), issued.as_str());
+        for chosen in [
+            "x<b>\"'t",
+            "my-thread",
+            "35B928B1-0000-4000-8000-000000000000",
+        ] {
+            let logged = ThreadId::parse(chosen).unwrap().for_log().into_owned();
+            assert!(
+                logged.starts_with("sha256:") && logged.len() == 23,
+                "{logged}"
+            );
+            assert!(!logged.contains(chosen), "{logged}");
+        }
+    }
 
     #[test]
     fn absent_or_empty_means_a_new_uuid() {

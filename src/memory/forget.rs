@@ -92,7 +92,7 @@ impl Memory {
                 None => "no thread has this thread_id",
             }));
         }
-        tracing::info!(namespace = %ns, thread_id = thread.as_str(), entries = removed.entries, "forgot");
+        tracing::info!(namespace = %ns, thread_id = %thread.for_log(), entries = removed.entries, "forgot");
         Ok(Forgotten {
             status: ForgetStatus::Forgotten,
             thread_id: thread.as_str().to_owned(),

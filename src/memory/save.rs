@@ -51,7 +51,7 @@ impl Memory {
             .await?;
         tracing::info!(
             namespace = %ns,
-            thread_id = thread.as_str(),
+            thread_id = %thread.for_log(),
             chars = entry.summary.chars().count(),
             dropped_entries = dropped.entries,
             dropped_threads = dropped.threads,

@@ -4,6 +4,7 @@
 use url::Url;
 
 use super::error::{ErrorCode, OAuthError, refuse};
+use crate::domain::is_loopback_host;
 
 /// The loopback hosts on which a native app listens on whichever port it gets (RFC 8252,
 /// section 7.3), so that a registered URI on one of them matches the same URI on any port.
@@ -44,6 +45,15 @@ pub fn check(uri: &str) -> Result<(), OAuthError> {
     if url.fragment().is_some() {
         return invalid("has a fragment, which RFC 6749 section 3.1.2 forbids");
     }
+    // A host goes into the consent page's content security policy: a name the URL parser
+    // takes (`x;sandbox`, `a,b`) is refused here unless it is a DNS name or an address.
+    if let Some(url::Host::Domain(host)) = url.host()
+        && !host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+    {
+        return invalid("has a host that is not a DNS name or an IP address");
+    }
     match url.scheme() {
         "https" => Ok(()),
         "http" if is_loopback(&url, uri) => Ok(()),
@@ -62,13 +72,7 @@ pub fn check(uri: &str) -> Result<(), OAuthError> {
 /// Whether the host is a loopback one, as `uri` writes it: the parser reads `127.1` and
 /// `0x7f000001` as `127.0.0.1` too, but then the registered text is not that address.
 fn is_loopback(url: &Url, uri: &str) -> bool {
-    let loopback = match url.host() {
-        Some(url::Host::Domain(host)) => host == "localhost",
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    };
-    loopback
+    is_loopback_host(url)
         && url
             .host_str()
             .is_some_and(|host| uri.starts_with(&format!("http://{host}")))
@@ -140,6 +144,11 @@ mod tests {
             "http://0x7f000001/cb",
             "http://2130706433/cb",
             "myapp://cb",
+            // Hosts the URL parser takes that would change a CSP source list.
+            "https://x;sandbox/cb",
+            "https://a,b.example/cb",
+            "https://a'b.example/cb",
+            "https://*.example/cb",
         ] {
             assert!(check(bad).is_err(), "{bad}");
         }

@@ -43,13 +43,16 @@ pub fn html_answer(status: StatusCode, csp: &str, html: String) -> HttpResponse 
 }
 
 /// The origin of `url` as CSP names it: `scheme://host[:port]`, or `scheme:` for an app's
-/// private-use scheme.
+/// private-use scheme; `None` for one holding a character a source expression may not (`;`
+/// ends a directive, `,` a policy, `'` and `*` are keywords), whatever let it through before.
 pub fn csp_source(url: &str) -> Option<String> {
     let url = url::Url::parse(url).ok()?;
-    match url.origin() {
-        url::Origin::Tuple(..) => Some(url.origin().ascii_serialization()),
-        url::Origin::Opaque(_) => Some(format!("{}:", url.scheme())),
-    }
+    let source = match url.origin() {
+        url::Origin::Tuple(..) => url.origin().ascii_serialization(),
+        url::Origin::Opaque(_) => format!("{}:", url.scheme()),
+    };
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-.+:/[]".contains(c);
+    source.chars().all(plain).then_some(source)
 }
 
 /// A page that ends a sign-in here, in the person's language.
