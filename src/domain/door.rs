@@ -18,6 +18,8 @@ pub enum Door {
     Register,
     /// A sign-in begun at the OpenID Provider.
     Provider,
+    /// A client metadata document fetched for an authorization request.
+    ClientDocument,
 }
 
 impl Door {
@@ -31,6 +33,7 @@ impl Door {
             Self::Page => "page",
             Self::Register => "register",
             Self::Provider => "provider",
+            Self::ClientDocument => "client_document",
         }
     }
 }

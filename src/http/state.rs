@@ -10,9 +10,10 @@ use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
 use super::error::ApiError;
 use super::limits::FORM_BODY_BYTES;
 use super::pages::views::Privacy;
+use crate::domain::Door;
 use crate::gate::Gate;
 use crate::memory::Memory;
-use crate::oauth::AuthorizationServer;
+use crate::oauth::{Asker, AuthorizationServer};
 use crate::store::{GrantStore, MemoryStore, Readiness};
 
 /// What every handler shares: the memory, the gate, the OAuth server and the site's settings.
@@ -49,6 +50,16 @@ pub struct Site {
 }
 
 impl AppState {
+    /// Who asks for a client metadata document through `req`: anyone may, so each address is
+    /// counted, as for a registration, before a fetch starts.
+    pub fn document_asker(&self, req: &HttpRequest) -> Asker<'_> {
+        let address = self.site.client_address(req);
+        Asker {
+            address,
+            admit: Box::new(move || self.gate.unsigned_write(address, Door::ClientDocument)),
+        }
+    }
+
     /// The state of the app serving `req`; `serve` registers it for every route, so a miss is
     /// an internal error rather than a panic.
     pub fn of(req: &HttpRequest) -> Result<web::Data<Self>, actix_web::Error> {

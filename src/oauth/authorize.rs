@@ -5,6 +5,7 @@
 use chrono::Utc;
 use url::Url;
 
+use super::documents::Asker;
 use super::error::{ErrorCode, OAuthError, refuse};
 use super::issued::{CodeBody, SignInBody};
 use super::oidc::Upstream;
@@ -36,12 +37,14 @@ pub enum Finished {
 }
 
 impl AuthorizationServer {
-    /// The authorization request `params` make, checked.
+    /// The authorization request `params` make, checked; a client metadata document it names
+    /// is fetched, if it must be, as `asker` may.
     pub async fn request(
         &self,
         params: &AuthorizationParams,
+        asker: &Asker<'_>,
     ) -> Result<AuthorizationRequest, RequestError> {
-        params.validate(self).await
+        params.validate(self, asker).await
     }
 
     /// Who a person is who typed a known API token, if token sign-in is on.
@@ -173,6 +176,7 @@ impl AuthorizationServer {
         &self,
         state: &str,
         code: Result<&str, &str>,
+        asker: &Asker<'_>,
     ) -> Result<Finished, OAuthError> {
         let unknown = || {
             Finished::Shown("This sign-in is unknown or expired: start again from the app.".into())
@@ -193,7 +197,7 @@ impl AuthorizationServer {
                 Err(_) => Finished::Shown("The sign-in was not completed.".into()),
             });
         };
-        let request = match self.request(params).await {
+        let request = match self.request(params, asker).await {
             Ok(request) => request,
             Err(RequestError::Shown(why)) => return Ok(Finished::Shown(why)),
             Err(RequestError::Returned { to, error }) => {

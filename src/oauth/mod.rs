@@ -39,7 +39,7 @@ mod token;
 
 pub use access::Access;
 pub use authorize::{Finished, SignedIn};
-pub use documents::{ClientDocuments, LoopbackDocuments};
+pub use documents::{Asker, ClientDocuments, LoopbackDocuments};
 pub use error::{ErrorCode, OAuthError};
 pub use pace::{APPROVALS_PER_MINUTE, REFRESHES_PER_MINUTE};
 pub use request::{AuthorizationParams, AuthorizationRequest, RequestError, SCOPE};

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::client;
+use super::documents::Asker;
 use super::error::{ErrorCode, OAuthError};
 use super::redirect_uri;
 use super::resource;
@@ -62,6 +63,7 @@ impl AuthorizationParams {
     pub(super) async fn validate(
         &self,
         server: &AuthorizationServer,
+        asker: &Asker<'_>,
     ) -> Result<AuthorizationRequest, RequestError> {
         let shown = |why: &str| Err(RequestError::Shown(why.to_owned()));
         let Some(client_id) = self.client_id.as_deref() else {
@@ -72,7 +74,7 @@ impl AuthorizationParams {
         let client = match server.documents.url(client_id) {
             // A client known by its metadata document (MCP 2025-11-25, "Client ID Metadata
             // Documents"), fetched now or kept from an earlier request.
-            Some(url) => match server.documents.client(&url).await {
+            Some(url) => match server.documents.client(&url, asker).await {
                 Ok(client) => client,
                 Err(why) => {
                     return Err(RequestError::Shown(format!(

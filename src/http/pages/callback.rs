@@ -39,7 +39,8 @@ pub async fn callback(
         (Some(code), None) => Ok(code.as_str()),
         (_, error) => Err(error.as_deref().unwrap_or("invalid_request")),
     };
-    let mut answer = match oauth.finish_sign_in(state, code).await {
+    let asker = app.document_asker(&req);
+    let mut answer = match oauth.finish_sign_in(state, code, &asker).await {
         Ok(Finished::Redirect(to)) => see_other(&to),
         Ok(Finished::Page(who)) => enter(&req, &app, t, &who.namespace, None).await,
         Ok(Finished::Shown(why)) => notice(t, StatusCode::BAD_REQUEST, &why),

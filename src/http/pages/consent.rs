@@ -51,7 +51,7 @@ pub async fn show(
         Err(why) => return notice(language(&req, None), StatusCode::BAD_REQUEST, &why),
     };
     let t = language(&req, page.lang.as_deref());
-    let request = match checked(&oauth, t, &params).await {
+    let request = match checked(&oauth, t, &params, &req, &app).await {
         Ok(request) => request,
         Err(answer) => return answer,
     };
@@ -83,7 +83,7 @@ pub async fn decide(
     if !jar.csrf_matches(Form::Consent, page.csrf.as_deref().unwrap_or_default()) {
         return notice(t, StatusCode::FORBIDDEN, t.form_expired);
     }
-    let request = match checked(&oauth, t, &params).await {
+    let request = match checked(&oauth, t, &params, &req, &app).await {
         Ok(request) => request,
         Err(answer) => return answer,
     };
@@ -142,8 +142,10 @@ async fn checked(
     oauth: &AuthorizationServer,
     t: &'static Text,
     params: &AuthorizationParams,
+    req: &HttpRequest,
+    app: &AppState,
 ) -> Result<AuthorizationRequest, HttpResponse> {
-    match oauth.request(params).await {
+    match oauth.request(params, &app.document_asker(req)).await {
         Ok(request) => Ok(request),
         Err(RequestError::Shown(why)) => Err(notice(t, StatusCode::BAD_REQUEST, &why)),
         Err(RequestError::Returned { to, error }) => Err(see_other(&oauth.refusal(&to, &error))),

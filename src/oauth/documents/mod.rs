@@ -12,20 +12,22 @@
 //! from this host's own addresses, and nothing else.
 
 mod address;
+mod cache;
 mod document;
 mod reach;
+mod slots;
 
-use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CACHE_CONTROL, HeaderMap};
-use tokio::sync::Semaphore;
 use url::{Host, Url};
 
 use crate::store::Client;
+use cache::Cache;
 use reach::Reach;
+use slots::Slots;
 
 /// Largest document read (the draft suggests 5 KB).
 const MAX_BYTES: usize = 5 * 1024;
@@ -33,12 +35,6 @@ const TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a document is kept when its answer says nothing, and at most.
 const DEFAULT_LIFETIME: Duration = Duration::from_secs(300);
 const MAX_LIFETIME: Duration = Duration::from_secs(86_400);
-/// How long after it was fetched a document's last good copy stands in for one that cannot
-/// be fetched (RFC 5861's stale-if-error, bounded here).
-const MAX_STALE: Duration = Duration::from_secs(86_400);
-/// Most documents kept, and most fetched at once.
-const MAX_KEPT: usize = 512;
-const MAX_FETCHES: usize = 4;
 
 /// For tests only, which no flag or variable sets: documents may also come from this host's
 /// own addresses, over TLS from this root certificate (PEM).
@@ -53,8 +49,15 @@ pub struct ClientDocuments {
     https: Fetcher,
     /// A developer's setting: over plain http, from this host's own addresses and no other.
     local: Option<Fetcher>,
-    kept: Mutex<HashMap<String, Kept>>,
-    fetches: Semaphore,
+    cache: Cache,
+    slots: Slots,
+}
+
+/// Who asks for a document: the client's address, and the count of the fetches it starts.
+pub struct Asker<'a> {
+    pub address: IpAddr,
+    /// Counts one fetch for the address; if it may not start one, how long until it may.
+    pub admit: Box<dyn Fn() -> Result<(), Duration> + Sync + 'a>,
 }
 
 /// An HTTP client and the addresses it may reach.
@@ -79,13 +82,6 @@ impl Fetcher {
             reach,
         })
     }
-}
-
-struct Kept {
-    client: Client,
-    /// Fresh until then; after it, the last good copy.
-    until: Instant,
-    fetched: Instant,
 }
 
 /// Why a document could not be used: it could not be had (a last good copy may stand in), or
@@ -117,8 +113,8 @@ impl ClientDocuments {
             local: local_http
                 .then(|| Fetcher::new(local, false, None))
                 .transpose()?,
-            kept: Mutex::new(HashMap::new()),
-            fetches: Semaphore::new(MAX_FETCHES),
+            cache: Cache::default(),
+            slots: Slots::default(),
         })
     }
 
@@ -134,83 +130,53 @@ impl ClientDocuments {
     }
 
     /// The client the document at `url` describes, or why it cannot be used, as the person
-    /// is told it.
-    pub async fn client(&self, url: &Url) -> Result<Client, String> {
-        if let Some(fresh) = self.kept(url.as_str(), |kept| kept.until) {
+    /// is told it. A fetch is counted against `asker`'s address before it starts, and one that
+    /// failed is not tried again for a minute.
+    pub async fn client(&self, url: &Url, asker: &Asker<'_>) -> Result<Client, String> {
+        let key = url.as_str();
+        if let Some(fresh) = self.cache.fresh(key) {
             return Ok(fresh);
         }
-        match self.fetch(url).await {
+        if let Some(why) = self.cache.refusal(key) {
+            return Err(why);
+        }
+        if let Err(wait) = (asker.admit)() {
+            return Err(format!(
+                "too many apps were looked up from your address of late: try again in {} \
+                 seconds",
+                wait.as_secs().max(1)
+            ));
+        }
+        let host = url.host_str().unwrap_or_default();
+        let Some(_slot) = self.slots.take(asker.address, host) else {
+            return Err("too many apps are being looked up at once: try again in a moment".into());
+        };
+        let why = match self.fetch(url).await {
             Ok((client, lifetime)) => {
                 match lifetime {
-                    Some(lifetime) => self.keep(client.clone(), lifetime),
+                    Some(lifetime) => self.cache.keep(client.clone(), lifetime),
                     // An earlier copy is not to stand in for one its host says not to keep.
-                    None => self.forget(url.as_str()),
+                    None => self.cache.forget(key),
                 }
-                Ok(client)
+                return Ok(client);
             }
-            Err(Failure::Unavailable(why)) => {
-                match self.kept(url.as_str(), |kept| kept.fetched + MAX_STALE) {
-                    Some(stale) => {
-                        tracing::warn!(
-                            "a client metadata document could not be fetched again; its last \
-                             good copy serves meanwhile"
-                        );
-                        Ok(stale)
-                    }
-                    None => Err(why),
+            Err(Failure::Unavailable(why)) => match self.cache.last_good(key) {
+                Some(stale) => {
+                    tracing::warn!(
+                        "a client metadata document could not be fetched again; its last good \
+                         copy serves meanwhile"
+                    );
+                    return Ok(stale);
                 }
-            }
-            Err(Failure::Unusable(why)) => {
-                self.forget(url.as_str());
-                Err(why)
-            }
-        }
-    }
-
-    /// The kept copy of `url`'s document, while `now` is before `usable_until` says.
-    fn kept(&self, url: &str, usable_until: impl Fn(&Kept) -> Instant) -> Option<Client> {
-        let kept = self
-            .kept
-            .lock()
-            .expect("the document cache is never poisoned");
-        kept.get(url)
-            .filter(|kept| usable_until(kept) > Instant::now())
-            .map(|kept| kept.client.clone())
-    }
-
-    fn forget(&self, url: &str) {
-        self.kept
-            .lock()
-            .expect("the document cache is never poisoned")
-            .remove(url);
-    }
-
-    fn keep(&self, client: Client, lifetime: Duration) {
-        let now = Instant::now();
-        let mut kept = self
-            .kept
-            .lock()
-            .expect("the document cache is never poisoned");
-        if kept.len() >= MAX_KEPT {
-            kept.retain(|_, kept| kept.fetched + MAX_STALE > now);
-        }
-        if kept.len() >= MAX_KEPT
-            && let Some(soonest) = kept
-                .iter()
-                .min_by_key(|(_, kept)| kept.until)
-                .map(|(url, _)| url.clone())
-        {
-            kept.remove(&soonest);
-        }
-        let until = now + lifetime;
-        kept.insert(
-            client.id.clone(),
-            Kept {
-                client,
-                until,
-                fetched: now,
+                None => why,
             },
-        );
+            Err(Failure::Unusable(why)) => {
+                self.cache.forget(key);
+                why
+            }
+        };
+        self.cache.refuse(key, &why);
+        Err(why)
     }
 
     /// The document at `url`, and how long it may be kept (`None`: not at all).
@@ -231,11 +197,6 @@ impl ClientDocuments {
         if literal.is_some_and(|ip| !fetcher.reach.admits(ip)) {
             return Err(unusable(NOT_PUBLIC.into()));
         }
-        let Ok(_permit) = self.fetches.try_acquire() else {
-            return Err(unavailable(
-                "too many apps are being looked up at once: try again in a moment".into(),
-            ));
-        };
         let mut response = fetcher
             .client
             .get(url.clone())

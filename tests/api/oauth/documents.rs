@@ -45,6 +45,8 @@ struct Served {
     routes: Vec<(String, Answer)>,
     /// Every path answers 503, as a client's site in an outage.
     down: bool,
+    /// Requests each path was sent.
+    hits: Vec<String>,
 }
 
 /// A document for a public client at `url` that comes back to a loopback redirect on any port.
@@ -77,6 +79,7 @@ impl DocumentServer {
         let served = Arc::new(Mutex::new(Served {
             routes: routes(&base),
             down: false,
+            hits: Vec::new(),
         }));
         let (root_pem, acceptor) = self::tls();
         let serving = Arc::clone(&served);
@@ -107,6 +110,12 @@ impl DocumentServer {
         self.served.lock().unwrap().down = down;
     }
 
+    /// How many requests `path` was sent.
+    pub fn hits(&self, path: &str) -> usize {
+        let served = self.served.lock().unwrap();
+        served.hits.iter().filter(|hit| *hit == path).count()
+    }
+
     /// From now on `path` answers `answer`.
     pub fn answer(&self, path: &str, answer: Answer) {
         let mut served = self.served.lock().unwrap();
@@ -128,7 +137,8 @@ async fn serve(mut stream: impl AsyncRead + AsyncWrite + Unpin, served: &Mutex<S
     let head = String::from_utf8_lossy(&head);
     let path = head.split(' ').nth(1).unwrap_or_default();
     let answer = {
-        let served = served.lock().unwrap();
+        let mut served = served.lock().unwrap();
+        served.hits.push(path.to_owned());
         let found = served.routes.iter().find(|(route, _)| route == path);
         match found {
             Some((_, answer)) if !served.down => answer.clone(),

@@ -9,6 +9,7 @@ mod bodies;
 mod cimd;
 mod clients;
 mod confidential;
+mod document_floods;
 pub mod documents;
 mod floods;
 pub mod flow;
