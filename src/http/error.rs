@@ -19,13 +19,13 @@ use crate::transfer::TransferError;
 /// Seconds a client is asked to wait after a 503.
 const RETRY_AFTER_SECS: u32 = 5;
 
-/// `wait` in whole seconds for `Retry-After`, rounded up so that a client that waits them is
-/// let in.
 /// The HTTP status of an error `code`, as the API, the page and the OAuth server answer it.
 pub fn status_of(code: ErrorCode) -> StatusCode {
     StatusCode::from_u16(code.http_status()).expect("ErrorCode::http_status names a status")
 }
 
+/// `wait` in whole seconds for `Retry-After`, rounded up so that a client that waits them is
+/// let in.
 pub fn retry_after_secs(wait: Duration) -> u64 {
     wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
 }

@@ -32,10 +32,10 @@ pub(super) const SIGN_IN_LIFETIME: Duration = Duration::from_secs(600);
 /// What a grant's `signed_in_with` says when the person typed an API token.
 pub(super) const SIGNED_IN_WITH_TOKEN: &str = "token";
 
-/// Why a grant whose API token was taken away is refused.
 /// What the access tokens' key is derived for.
 const ACCESS_KEY_PURPOSE: &str = "kioku access token v1";
 
+/// Why a grant whose API token was taken away is refused.
 pub(super) const SIGNED_OUT: &str =
     "the API token this grant was signed in with is no longer configured: authorize again";
 

@@ -4,7 +4,12 @@
 
 use serde_json::{Value, json};
 
-use super::{MCP_SCHEMA, NAME, PLUGIN_SCHEMA};
+/// The plugin's name, and its server's in every MCP configuration.
+pub const NAME: &str = "kioku";
+
+/// Agent Plugins 1.0.0's schemas, which its manifests name (clients recognise them by name).
+pub const PLUGIN_SCHEMA: &str = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json";
+pub const MCP_SCHEMA: &str = "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json";
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 const DESCRIPTION: &str = "A memory that outlives the chat: saves summaries of your \

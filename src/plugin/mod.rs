@@ -13,14 +13,8 @@ use url::Url;
 use crate::domain::{Door, is_loopback_host};
 use crate::guide::{self, Language};
 
-/// The plugin's name, and its server's in every MCP configuration.
-pub const NAME: &str = "kioku";
 /// The memory skill's name, which is also its folder's (Agent Skills).
 pub const SKILL: &str = "memory";
-
-/// Agent Plugins 1.0.0's schemas, which its manifests name (clients recognise them by name).
-pub const PLUGIN_SCHEMA: &str = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json";
-pub const MCP_SCHEMA: &str = "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json";
 
 /// One file of the package: its path inside the plugin's folder, and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -160,7 +154,8 @@ mod tests {
             let text = &files.iter().find(|f| f.path == path).unwrap().text;
             let json: serde_json::Value = serde_json::from_str(text).unwrap();
             assert_eq!(
-                json["mcpServers"][NAME]["url"], "https://kioku.example.com/mcp",
+                json["mcpServers"][manifests::NAME]["url"],
+                "https://kioku.example.com/mcp",
                 "{path}"
             );
         }
