@@ -8,6 +8,7 @@ mod auth;
 mod connection;
 mod cookies;
 mod error;
+mod head_deadline;
 mod limits;
 mod pages;
 mod request_log;
@@ -105,7 +106,11 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
                 ));
             fn_service(|io: TcpStream| async move {
                 let peer = io.peer_addr().ok();
-                Ok((connection::Connection::new(io), Protocol::Http1, peer))
+                Ok((
+                    connection::Connection::new(io, HEAD_TIMEOUT),
+                    Protocol::Http1,
+                    peer,
+                ))
             })
             .and_then(http)
         })?

@@ -232,3 +232,51 @@ fn on_cloud_run_local_client_documents_are_refused() {
         .start();
     assert!(server.is_ok());
 }
+
+/// A kept-alive connection sending its next request head a byte a second is closed at the head
+/// deadline, as one sending its first is; so is one that goes quiet after its answer. Neither
+/// holds its place (and a worker's share of connections) for longer.
+#[tokio::test]
+async fn a_later_request_head_is_held_to_the_first_ones_deadline() {
+    let app = spawn_app().await;
+    let address = app.base.trim_start_matches("http://").to_owned();
+    let held = (0..60).map(|n| {
+        let address = address.clone();
+        async move {
+            let mut stream = TcpStream::connect(&address).await.unwrap();
+            stream
+                .write_all(b"GET /healthz HTTP/1.1\r\nHost: kioku\r\n\r\n")
+                .await
+                .unwrap();
+            // Two in three trickle a next head; the rest say nothing more.
+            let trickles = n % 3 != 0;
+            let mut next_head = b"GET /healthz HTTP/1.1\r\nX-Slow: ".iter().copied();
+            let closed = async {
+                let mut answer = [0; 1024];
+                loop {
+                    tokio::select! {
+                        read = stream.read(&mut answer) => match read {
+                            Ok(0) | Err(_) => return,
+                            Ok(_) => {}
+                        },
+                        () = tokio::time::sleep(Duration::from_secs(1)) => {
+                            let byte = next_head.next().unwrap_or(b'a');
+                            if trickles && stream.write_all(&[byte]).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+            };
+            // The deadline is 5 seconds, from a head's first byte or the answer's end.
+            tokio::time::timeout(Duration::from_secs(9), closed)
+                .await
+                .is_ok()
+        }
+    });
+    let closed = futures::future::join_all(held).await;
+    let open = closed.iter().filter(|closed| !**closed).count();
+    assert_eq!(open, 0, "{open} of {} connections still held", closed.len());
+    let health = app.path("/healthz").send().await.unwrap();
+    assert_eq!(health.status(), 200);
+}
