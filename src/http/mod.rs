@@ -44,8 +44,12 @@ const SHUTDOWN_GRACE_SECS: u64 = 8;
 /// connections cost a self-hosted instance: each holds at most a request head and a body of
 /// its endpoint's limit, for at most [`HEAD_TIMEOUT`] and then [`limits::BODY_SECS`].
 const MAX_CONNECTIONS_PER_WORKER: usize = 2_048;
-/// How long a connection may take to send a request's head (actix's default, made explicit).
+/// How long a connection may take to send a request's head (actix's default, made explicit),
+/// every head of it (`connection`).
 const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a kept-alive connection may sit idle after an answer (actix's default, made
+/// explicit).
+const KEEP_ALIVE: Duration = Duration::from_secs(5);
 /// How long a closing connection may take to go (actix-web's default, made explicit).
 const DISCONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -93,6 +97,7 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             let shutdown = shutdown.clone();
             let http = HttpService::build()
                 .client_request_timeout(HEAD_TIMEOUT)
+                .keep_alive(KEEP_ALIVE)
                 .client_disconnect_timeout(DISCONNECT_TIMEOUT)
                 .local_addr(local)
                 // Idle kept-alive connections close when shutdown begins, as HttpServer's do.
