@@ -17,6 +17,7 @@ use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 
 use super::routes::fallback::method_not_allowed;
+use super::routes::get_or_head;
 use crate::oauth::metadata::{AUTHORIZE_PATH, CALLBACK_PATH};
 
 pub use language::language;
@@ -30,8 +31,8 @@ const STYLESHEET: &str = include_str!("../../../templates/page.css");
 /// asks for a page before the API does.
 pub fn register(cfg: &mut web::ServiceConfig) {
     app::register(cfg);
-    cfg.route("/assets/page.css", web::get().to(stylesheet))
-        .route("/privacy", web::get().to(privacy::privacy))
+    cfg.route("/assets/page.css", get_or_head().to(stylesheet))
+        .route("/privacy", get_or_head().to(privacy::privacy))
         .service(
             web::resource(AUTHORIZE_PATH)
                 .route(web::get().to(consent::show))

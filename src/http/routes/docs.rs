@@ -4,6 +4,7 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
+use super::get_or_head;
 use crate::domain::Door;
 use crate::guide::{self, Language};
 use crate::http::error::ApiError;
@@ -13,9 +14,9 @@ use crate::http::state::AppState;
 use crate::http::strict_query::StrictQuery;
 
 pub fn register(cfg: &mut web::ServiceConfig) {
-    cfg.route("/openapi.json", web::get().to(openapi_json))
-        .route("/openapi.yaml", web::get().to(openapi_yaml))
-        .route("/prompt", web::get().to(prompt));
+    cfg.route("/openapi.json", get_or_head().to(openapi_json))
+        .route("/openapi.yaml", get_or_head().to(openapi_yaml))
+        .route("/prompt", get_or_head().to(prompt));
 }
 
 /// The schema, for this server's public URL.

@@ -3,12 +3,13 @@
 use actix_web::{HttpResponse, web};
 use serde_json::json;
 
+use super::get_or_head;
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
 
 pub fn register(cfg: &mut web::ServiceConfig) {
-    cfg.route("/healthz", web::get().to(healthz))
-        .route("/readyz", web::get().to(readyz));
+    cfg.route("/healthz", get_or_head().to(healthz))
+        .route("/readyz", get_or_head().to(readyz));
 }
 
 /// The process is alive.

@@ -16,9 +16,15 @@ mod mcp;
 pub(super) mod memory;
 mod oauth;
 
-use actix_web::web;
+use actix_web::{Route, guard, web};
 
 pub use mcp::endpoint as mcp_endpoint;
+
+/// A route for GET and for HEAD, which uptime probes and link checkers send: actix-http
+/// answers a HEAD with the GET's headers and no body.
+pub(super) fn get_or_head() -> Route {
+    web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
+}
 
 /// The route table of everything but the pages, which `serve` registers first.
 pub fn configure(cfg: &mut web::ServiceConfig) {
