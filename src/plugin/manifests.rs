@@ -2,7 +2,7 @@
 //! (ChatGPT and Codex read it, with OpenAI's presentation under `extensions.com.openai`),
 //! Codex's earlier `.codex-plugin` manifest as its fallback, and Claude Code's.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// The plugin's name, and its server's in every MCP configuration.
 pub const NAME: &str = "kioku";
@@ -19,17 +19,11 @@ const KEYWORDS: [&str; 4] = ["memory", "mcp", "profile", "custom-gpt"];
 
 /// Agent Plugins' root `plugin.json`.
 pub fn agent_plugin(base: &str) -> String {
-    pretty(&json!({
-        "$schema": PLUGIN_SCHEMA,
-        "name": NAME,
-        "version": VERSION,
-        "description": DESCRIPTION,
-        "author": author(base),
-        "homepage": base,
-        "license": "MIT",
-        "keywords": KEYWORDS,
-        "extensions": {"com.openai": {"interface": interface(base)}},
-    }))
+    manifest(
+        base,
+        json!({"$schema": PLUGIN_SCHEMA}),
+        json!({"extensions": {"com.openai": {"interface": interface(base)}}}),
+    )
 }
 
 /// Agent Plugins' `mcp.json`: the deployment's MCP endpoint. Sign-in is the client's to
@@ -44,23 +38,30 @@ pub fn agent_mcp(mcp: &str) -> String {
 /// Codex's `.codex-plugin/plugin.json`, read where the root manifest carries no
 /// `extensions.com.openai`: the same presentation, with its components named.
 pub fn codex_plugin(base: &str) -> String {
-    pretty(&json!({
-        "name": NAME,
-        "version": VERSION,
-        "description": DESCRIPTION,
-        "author": author(base),
-        "homepage": base,
-        "license": "MIT",
-        "keywords": KEYWORDS,
-        "skills": "./skills/",
-        "mcpServers": "./.mcp.json",
-        "interface": interface(base),
-    }))
+    manifest(
+        base,
+        json!({}),
+        json!({
+            "skills": "./skills/",
+            "mcpServers": "./.mcp.json",
+            "interface": interface(base),
+        }),
+    )
 }
 
 /// Claude Code's `.claude-plugin/plugin.json`; it finds `skills/` and `.mcp.json` itself.
 pub fn claude_plugin(base: &str) -> String {
-    pretty(&json!({
+    manifest(
+        base,
+        json!({}),
+        json!({"privacyPolicyUrl": format!("{base}/privacy")}),
+    )
+}
+
+/// A manifest: `first` (what its format puts ahead), the plugin as every manifest names it,
+/// then `own` (what its format adds).
+fn manifest(base: &str, first: Value, own: Value) -> String {
+    let named = json!({
         "name": NAME,
         "version": VERSION,
         "description": DESCRIPTION,
@@ -68,8 +69,14 @@ pub fn claude_plugin(base: &str) -> String {
         "homepage": base,
         "license": "MIT",
         "keywords": KEYWORDS,
-        "privacyPolicyUrl": format!("{base}/privacy"),
-    }))
+    });
+    let mut manifest = Map::new();
+    for part in [first, named, own] {
+        if let Value::Object(fields) = part {
+            manifest.extend(fields);
+        }
+    }
+    pretty(&Value::Object(manifest))
 }
 
 /// Claude Code's and Codex's `.mcp.json`, whose remote type is `http`.

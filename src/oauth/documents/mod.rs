@@ -181,8 +181,6 @@ impl ClientDocuments {
 
     /// The document at `url`, and how long it may be kept (`None`: not at all).
     async fn fetch(&self, url: &Url) -> Result<(Client, Option<Duration>), Failure> {
-        let unavailable = |why: String| Failure::Unavailable(why);
-        let unusable = |why: String| Failure::Unusable(why);
         // Plain http only from this host, by the developer's setting (`document_url`).
         let fetcher = match (url.scheme(), &self.local) {
             ("http", Some(local)) => local,
@@ -195,7 +193,7 @@ impl ClientDocuments {
             _ => None,
         };
         if literal.is_some_and(|ip| !fetcher.reach.admits(ip)) {
-            return Err(unusable(NOT_PUBLIC.into()));
+            return Err(Failure::Unusable(NOT_PUBLIC.into()));
         }
         let mut response = fetcher
             .client
@@ -206,19 +204,19 @@ impl ClientDocuments {
             .map_err(|e| unreachable(&e))?;
         let status = response.status();
         if status.is_redirection() {
-            return Err(unusable(
+            return Err(Failure::Unusable(
                 "it redirects elsewhere, and redirects are not followed".into(),
             ));
         }
         let answered = format!("it answered HTTP {}", status.as_u16());
         // 410: the client withdrew its document, and no copy stands in for it.
         if status == reqwest::StatusCode::GONE {
-            return Err(unusable(answered));
+            return Err(Failure::Unusable(answered));
         }
         if !status.is_success() {
-            return Err(unavailable(answered));
+            return Err(Failure::Unavailable(answered));
         }
-        let too_big = || unusable(format!("it is larger than {MAX_BYTES} bytes"));
+        let too_big = || Failure::Unusable(format!("it is larger than {MAX_BYTES} bytes"));
         if response
             .content_length()
             .is_some_and(|length| length > MAX_BYTES as u64)
@@ -233,7 +231,7 @@ impl ClientDocuments {
             }
             body.extend_from_slice(&chunk);
         }
-        let client = document::client(url, &body).map_err(|e| unusable(e.to_string()))?;
+        let client = document::client(url, &body).map_err(|e| Failure::Unusable(e.to_string()))?;
         Ok((client, lifetime))
     }
 }
