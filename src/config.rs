@@ -170,7 +170,8 @@ pub struct Settings {
           value_parser = clap::value_parser!(u32).range(1_000..))]
     pub load_budget_chars: u32,
 
-    /// Seconds a store call may take before the request is answered 503.
+    /// Seconds a request may wait for the store, all its calls together, before it is answered
+    /// 503.
     #[arg(long, env = "KIOKU_STORE_TIMEOUT_SECS", default_value_t = 8,
           value_parser = clap::value_parser!(u64).range(1..=60))]
     pub store_timeout_secs: u64,

@@ -10,7 +10,7 @@
 //!   and ranking (BM25, fused with the ranking by meaning). Raw input becomes a domain value at
 //!   a boundary, or is refused there.
 //! - [`store`]: where memories live. The [`store::MemoryStore`] trait (what a request calls,
-//!   each call time-limited by [`store::Bounded`]), [`store::Maintenance`] (migrate, import,
+//!   all its calls within one [`store::TimeLimit`]), [`store::Maintenance`] (migrate, import,
 //!   the vectors' backfill), and one folder per backend: `sqlite` (embedded, one file) and
 //!   `firestore` (the original function's layout).
 //! - [`embedding`]: search by meaning, when `KIOKU_EMBEDDING_MODEL` names a model: the model

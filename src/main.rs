@@ -167,11 +167,12 @@ fn finish(outcome: Result<(), CommandError>) -> ExitCode {
 
 /// `kioku export`: JSON Lines to stdout, what was written to stderr.
 async fn export(settings: &Settings, namespace: Option<&str>) -> Result<(), CommandError> {
-    let store = open_store(settings).await?.memory;
-    let namespaces = transfer::namespaces(store.as_ref(), namespace).await?;
+    let stores = open_store(settings).await?;
+    let (store, limit) = (stores.memory, stores.limit);
+    let namespaces = transfer::namespaces(store.as_ref(), namespace, limit).await?;
     let count = namespaces.len();
     let mut out = io::BufWriter::new(io::stdout().lock());
-    let written = transfer::export(store, namespaces, &mut out).await?;
+    let written = transfer::export(store, namespaces, limit, &mut out).await?;
     out.flush()?;
     eprintln!(
         "exported {} ({}) and {} of {}",

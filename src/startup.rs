@@ -23,7 +23,7 @@ use crate::oauth::oidc::{OidcSettings, Upstream};
 use crate::oauth::{AuthorizationServer, ClientDocuments, SignIn};
 use crate::rate_limit::RateLimit;
 use crate::store::{
-    Bounded, FirestoreStore, GrantStore, Maintenance, MemoryStore, Readiness, SqliteStore,
+    FirestoreStore, GrantStore, Maintenance, MemoryStore, Readiness, SqliteStore, TimeLimit,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -61,12 +61,13 @@ pub struct Application {
     local_token: Option<LocalToken>,
 }
 
-/// The store, as memories and as the OAuth server's records, each call time-limited; and as
-/// whole-store work, which is not: one backend behind all three.
+/// The store, as memories, as the OAuth server's records and as whole-store work: one backend
+/// behind all three; and how long one request's operation may wait for it.
 pub struct Stores {
     pub memory: Arc<dyn MemoryStore>,
     pub grants: Arc<dyn GrantStore>,
     pub maintenance: Arc<dyn Maintenance>,
+    pub limit: TimeLimit,
 }
 
 impl Application {
@@ -124,7 +125,7 @@ impl Application {
         let oauth = authorization_server(&settings, address, &stores, &tokens)?;
         // Grants and the memory page's sessions both expire in the store.
         keep_purging_grants(Arc::clone(&stores.grants), oauth.clone());
-        let sessions = Sessions::new(Arc::clone(&stores.grants), SESSION_LIFETIME);
+        let sessions = Sessions::new(Arc::clone(&stores.grants), SESSION_LIFETIME, stores.limit);
         if let Some(embeddings) = &embeddings {
             keep_backfilling(Arc::clone(&stores.maintenance), embeddings.clone());
         }
@@ -143,8 +144,14 @@ impl Application {
             RateLimit::per_minute(settings.rate_limit),
         );
         let state = AppState {
-            memory: Arc::new(Memory::new(Arc::clone(&stores.memory), rules, embeddings)),
-            readiness: Readiness::new(Arc::clone(&stores.memory)),
+            memory: Arc::new(Memory::new(
+                Arc::clone(&stores.memory),
+                rules,
+                embeddings,
+                stores.limit,
+            )),
+            readiness: Readiness::new(Arc::clone(&stores.memory), stores.limit),
+            limit: stores.limit,
             store: stores.memory,
             gate,
             oauth,
@@ -250,18 +257,19 @@ pub async fn embeddings(settings: &Settings) -> Result<Option<Embeddings>, Start
         precision = %model.precision(),
         "embedding model loaded: search by meaning is on"
     );
-    Ok(Some(Embeddings::new(model, settings.store_timeout())))
+    Ok(Some(Embeddings::new(model)))
 }
 
-/// The store `settings` name, each call within the store time limit. The CLI's export,
+/// The store `settings` name, and the time limit of an operation on it. The CLI's export,
 /// import and client commands use it too.
 pub async fn open_store(settings: &Settings) -> Result<Stores, StartupError> {
     let limit = settings.store_timeout();
     Ok(match settings.store() {
-        // Lock waits end before the call's limit, so a write refused for a lock is refused
-        // for certain, and not left to land after the caller was told 503.
+        // Lock waits end well before the operation's limit (a save's embedding may take a
+        // quarter of it first), so a write refused for a lock is refused for certain, and not
+        // left to land after the caller was told 503.
         StoreKind::Sqlite => {
-            let store = SqliteStore::open(&settings.sqlite_path(), limit * 3 / 4)?;
+            let store = SqliteStore::open(&settings.sqlite_path(), limit / 2)?;
             Stores::of(store, limit)
         }
         // Each attempt gets a share of the limit, so a retry still fits within it.
@@ -277,11 +285,11 @@ pub async fn open_store(settings: &Settings) -> Result<Stores, StartupError> {
 impl Stores {
     fn of<S: MemoryStore + Maintenance + GrantStore + 'static>(store: S, limit: Duration) -> Self {
         let store = Arc::new(store);
-        let bounded = Arc::new(Bounded::new(Arc::clone(&store), limit));
         Self {
-            memory: Arc::clone(&bounded) as Arc<dyn MemoryStore>,
-            grants: bounded,
+            memory: Arc::clone(&store) as Arc<dyn MemoryStore>,
+            grants: Arc::clone(&store) as Arc<dyn GrantStore>,
             maintenance: store,
+            limit: TimeLimit::new(limit),
         }
     }
 }
@@ -325,6 +333,7 @@ fn authorization_server(
         sign_in,
         Arc::clone(tokens),
         documents,
+        stores.limit,
     ))))
 }
 

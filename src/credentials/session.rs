@@ -12,7 +12,7 @@ use subtle::ConstantTimeEq;
 
 use super::{Tokens, digest, generate_token, hex};
 use crate::domain::{Caller, Namespace, Writer};
-use crate::store::{Credential, CredentialKind, GrantStore, Redeemed, StoreError};
+use crate::store::{Credential, CredentialKind, GrantStore, Redeemed, StoreError, TimeLimit};
 
 /// How long a sign-in to the memory page lasts: a working day, then the person signs in again.
 pub const SESSION_LIFETIME: TimeDelta = TimeDelta::hours(12);
@@ -20,10 +20,11 @@ pub const SESSION_LIFETIME: TimeDelta = TimeDelta::hours(12);
 /// What a session value starts with, so that a leaked one is recognisable.
 const PREFIX: &str = "kioku_ps_";
 
-/// The sessions of the memory page, in the store.
+/// The sessions of the memory page, in the store; each call within the store's time limit.
 pub struct Sessions {
     store: Arc<dyn GrantStore>,
     lifetime: TimeDelta,
+    limit: TimeLimit,
 }
 
 /// A current session. Not `Debug`: it holds the CSRF token.
@@ -74,8 +75,12 @@ struct Body {
 }
 
 impl Sessions {
-    pub fn new(store: Arc<dyn GrantStore>, lifetime: TimeDelta) -> Self {
-        Self { store, lifetime }
+    pub fn new(store: Arc<dyn GrantStore>, lifetime: TimeDelta, limit: TimeLimit) -> Self {
+        Self {
+            store,
+            lifetime,
+            limit,
+        }
     }
 
     /// A new session for `namespace`, signed in with the API token of `token_digest` or at the
@@ -95,15 +100,16 @@ impl Sessions {
             by_token,
             token_digest: token_digest.clone(),
         };
-        self.store
-            .put_credential(&Credential {
-                digest: key(&value),
-                kind: CredentialKind::PageSession,
-                grant_id: None,
-                expires_at,
-                used: false,
-                body: serde_json::to_string(&body).expect("a session's body serializes"),
-            })
+        let credential = Credential {
+            digest: key(&value),
+            kind: CredentialKind::PageSession,
+            grant_id: None,
+            expires_at,
+            used: false,
+            body: serde_json::to_string(&body).expect("a session's body serializes"),
+        };
+        (self.limit)
+            .within(self.store.put_credential(&credential))
             .await?;
         let session = Session {
             namespace: namespace.clone(),
@@ -121,7 +127,8 @@ impl Sessions {
         if !well_formed(value) {
             return Ok(None);
         }
-        let Some(credential) = self.store.credential(&key(value)).await? else {
+        let digest = key(value);
+        let Some(credential) = self.limit.within(self.store.credential(&digest)).await? else {
             return Ok(None);
         };
         let current = credential.kind == CredentialKind::PageSession
@@ -147,7 +154,8 @@ impl Sessions {
     /// expires.
     pub async fn close(&self, value: &str) -> Result<(), StoreError> {
         if well_formed(value) {
-            let _: Redeemed = self.store.redeem(&key(value), None).await?;
+            let digest = key(value);
+            let _: Redeemed = self.limit.within(self.store.redeem(&digest, None)).await?;
         }
         Ok(())
     }

@@ -1,8 +1,8 @@
 //! The model as the server uses it: shared by every request, run on the blocking pool (never
-//! on an async worker), at most one text per core at a time, within a time limit.
+//! on an async worker), at most one text per core at a time. How long a caller waits is the
+//! caller's to say (a request gives it part of its time limit; the backfill waits).
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
@@ -16,17 +16,14 @@ pub struct Embeddings {
     /// One per core: a text uses one core (`main` keeps candle to one thread per call), so more
     /// at once would only make each slower.
     cores: Arc<Semaphore>,
-    limit: Duration,
 }
 
 impl Embeddings {
-    /// `limit`: the longest a caller waits for a vector, queueing included.
-    pub fn new(model: Model, limit: Duration) -> Self {
+    pub fn new(model: Model) -> Self {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Self {
             model: Arc::new(model),
             cores: Arc::new(Semaphore::new(cores)),
-            limit,
         }
     }
 
@@ -38,8 +35,8 @@ impl Embeddings {
         self.model.dimension()
     }
 
-    /// A summary's vector, or `None` when the model failed or the time limit passed: the save
-    /// then stores its entry without one, and the backfill embeds it later.
+    /// A summary's vector, or `None` when the model failed: the save then stores its entry
+    /// without one, and the backfill embeds it later.
     pub async fn embed(&self, text: &str) -> Option<Embedded> {
         self.run(text, |model, text| model.embed(text).map(Some))
             .await
@@ -79,25 +76,18 @@ impl Embeddings {
             .await
             .ok()
         };
-        match tokio::time::timeout(self.limit, work).await {
-            Ok(Some(Ok(vector))) => vector.map(|vector| Embedded {
+        match work.await {
+            Some(Ok(vector)) => vector.map(|vector| Embedded {
                 model: self.model.id().clone(),
                 vector,
             }),
-            Ok(Some(Err(err))) => {
+            Some(Err(err)) => {
                 let cause = std::error::Error::source(&err).map(ToString::to_string);
                 tracing::warn!(error = %err, cause, "embedding failed");
                 None
             }
-            Ok(None) => {
+            None => {
                 tracing::warn!("embedding task ended without an answer");
-                None
-            }
-            Err(_) => {
-                tracing::warn!(
-                    limit_ms = self.limit.as_millis() as u64,
-                    "embedding timed out"
-                );
                 None
             }
         }

@@ -14,14 +14,16 @@ use crate::domain::Door;
 use crate::gate::Gate;
 use crate::memory::Memory;
 use crate::oauth::{Asker, AuthorizationServer};
-use crate::store::{GrantStore, MemoryStore, Readiness};
+use crate::store::{GrantStore, MemoryStore, Readiness, TimeLimit};
 
 /// What every handler shares: the memory, the gate, the OAuth server and the site's settings.
 pub struct AppState {
     /// What the GPT's operations and the MCP tools do.
     pub memory: Arc<Memory>,
-    /// The store itself, for the operator's endpoints.
+    /// The store itself, for exports.
     pub store: Arc<dyn MemoryStore>,
+    /// How long one request's operation may wait for the store.
+    pub limit: TimeLimit,
     /// Whether the store answers, for `/readyz`.
     pub readiness: Readiness,
     /// Who may call, at every door.

@@ -54,17 +54,20 @@ impl Memory {
         ns: &Namespace,
         req: &ForgetRequest,
     ) -> Result<ForgetAnswer, MemoryError> {
-        let thread_id = req.thread_id.as_deref().filter(|id| !id.is_empty());
-        match (req.forgets_profile()?, thread_id) {
-            (true, Some(_)) => Err(ValidationError::InvalidParameters(
-                "Send `thread_id` to forget a thread, or `profile=true` to forget the profile, not both.",
-            ))?,
-            (true, None) => Ok(ForgetAnswer::Profile(self.forget_profile(ns).await?)),
-            (false, thread_id) => Ok(ForgetAnswer::Thread(
-                self.forget_thread(ns, thread_id, req.timestamp.as_deref())
-                    .await?,
-            )),
-        }
+        self.limit.within(async {
+            let thread_id = req.thread_id.as_deref().filter(|id| !id.is_empty());
+            match (req.forgets_profile()?, thread_id) {
+                (true, Some(_)) => Err(ValidationError::InvalidParameters(
+                    "Send `thread_id` to forget a thread, or `profile=true` to forget the profile, not both.",
+                ))?,
+                (true, None) => Ok(ForgetAnswer::Profile(self.forget_profile(ns).await?)),
+                (false, thread_id) => Ok(ForgetAnswer::Thread(
+                    self.forget_thread(ns, thread_id, req.timestamp.as_deref())
+                        .await?,
+                )),
+            }
+        })
+        .await
     }
 
     /// Forgets the thread `thread_id`, or only its summary saved at `timestamp` (as a load

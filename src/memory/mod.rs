@@ -3,23 +3,26 @@
 //! and what one app wrote (each save and rewrite records its [`Writer`](crate::domain::Writer)).
 //! Each operation owns its request type, the one every door fills (and the MCP tool's schema);
 //! it validates what was sent into domain types, calls the store and shapes the answer, so that
-//! no rule is written twice.
+//! no rule is written twice. Each runs within one [`TimeLimit`]: the embedding, the reads and the
+//! write share it.
 
 mod error;
 mod forget;
 mod load;
+mod namespaces;
 mod profile;
 mod save;
 pub mod sent;
 mod written_by;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use chrono_tz::Tz;
 
 use crate::domain::{Embedded, Retention};
 use crate::embedding::Embeddings;
-use crate::store::MemoryStore;
+use crate::store::{MemoryStore, TimeLimit};
 
 pub use error::MemoryError;
 pub use forget::{ForgetAnswer, ForgetRequest, ForgetStatus, Forgotten, ProfileForgotten};
@@ -49,31 +52,50 @@ pub struct Memory {
     /// The embedding model, if one is set: saves store a vector beside each entry, and
     /// searches rank by meaning as well as by words.
     embeddings: Option<Embeddings>,
+    limit: TimeLimit,
 }
 
 impl Memory {
-    pub fn new(store: Arc<dyn MemoryStore>, rules: Rules, embeddings: Option<Embeddings>) -> Self {
+    pub fn new(
+        store: Arc<dyn MemoryStore>,
+        rules: Rules,
+        embeddings: Option<Embeddings>,
+        limit: TimeLimit,
+    ) -> Self {
         Self {
             store,
             rules,
             embeddings,
+            limit,
         }
     }
 
     /// A summary's vector, when a model is set and answers in time.
     async fn embed(&self, summary: &str) -> Option<Embedded> {
-        match &self.embeddings {
-            Some(embeddings) => embeddings.embed(summary).await,
-            None => None,
-        }
+        let embeddings = self.embeddings.as_ref()?;
+        self.embedding_in_time(embeddings.embed(summary)).await
     }
 
     /// A question's vector to rank by, when a model is set, reads it whole and answers in time.
     async fn embed_question(&self, question: &str) -> Option<Embedded> {
-        match &self.embeddings {
-            Some(embeddings) => embeddings.embed_question(question).await,
-            None => None,
-        }
+        let embeddings = self.embeddings.as_ref()?;
+        self.embedding_in_time(embeddings.embed_question(question))
+            .await
+    }
+
+    /// `embedding`, given a quarter of the operation's time limit: the rest is kept for the
+    /// store, so that a busy model costs a save its vector (the backfill embeds it later) or a
+    /// search its ranking by meaning, never the answer.
+    async fn embedding_in_time(
+        &self,
+        embedding: impl Future<Output = Option<Embedded>>,
+    ) -> Option<Embedded> {
+        let share: Duration = self.limit.duration() / 4;
+        let embedded = tokio::time::timeout(share, embedding).await;
+        embedded.unwrap_or_else(|_| {
+            tracing::warn!(limit_ms = share.as_millis() as u64, "embedding timed out");
+            None
+        })
     }
 
     /// Whether the model reads all of `text` (see [`Embeddings::reads_whole`]).

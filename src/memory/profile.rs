@@ -89,16 +89,20 @@ impl Memory {
         ns: &Namespace,
         req: &ProfileReadRequest,
     ) -> Result<ProfileRead, MemoryError> {
-        let version = parse_version(req.version.as_deref(), "version", 1)?;
-        let found = self
-            .store
-            .profile(ns, version, self.rules.retention.cutoff())
-            .await?;
-        match (found, version) {
-            (Some(profile), _) => Ok(ProfileRead::found(profile)),
-            (None, Some(version)) => Err(MemoryError::UnknownProfileVersion(version)),
-            (None, None) => Ok(ProfileRead::empty()),
-        }
+        self.limit
+            .within(async {
+                let version = parse_version(req.version.as_deref(), "version", 1)?;
+                let found = self
+                    .store
+                    .profile(ns, version, self.rules.retention.cutoff())
+                    .await?;
+                match (found, version) {
+                    (Some(profile), _) => Ok(ProfileRead::found(profile)),
+                    (None, Some(version)) => Err(MemoryError::UnknownProfileVersion(version)),
+                    (None, None) => Ok(ProfileRead::empty()),
+                }
+            })
+            .await
     }
 
     /// Rewrites the profile, unless another version than the one it was based on is current.
@@ -107,38 +111,45 @@ impl Memory {
         caller: &Caller,
         req: &ProfileWriteRequest,
     ) -> Result<ProfileSaved, MemoryError> {
-        let ns = &caller.namespace;
-        let text = &req.profile;
-        let draft = ProfileDraft::parse(
-            text,
-            req.expected_version.as_deref(),
-            self.rules.max_profile_chars,
-            self.rules.timezone,
-            caller.writer.clone(),
-        )?;
-        match self
-            .store
-            .write_profile(ns, &draft, &self.rules.retention)
-            .await?
-        {
-            ProfileWrite::Written(profile) => {
-                tracing::info!(namespace = %ns, version = profile.version, chars = text.chars().count(), "profile saved");
-                Ok(ProfileSaved {
-                    status: SaveStatus::Saved,
-                    version: profile.version,
-                    updated_at: profile.updated_at,
-                })
+        self.limit.within(async {
+            let ns = &caller.namespace;
+            let text = &req.profile;
+            let draft = ProfileDraft::parse(
+                text,
+                req.expected_version.as_deref(),
+                self.rules.max_profile_chars,
+                self.rules.timezone,
+                caller.writer.clone(),
+            )?;
+            match self
+                .store
+                .write_profile(ns, &draft, &self.rules.retention)
+                .await?
+            {
+                ProfileWrite::Written(profile) => {
+                    tracing::info!(namespace = %ns, version = profile.version, chars = text.chars().count(), "profile saved");
+                    Ok(ProfileSaved {
+                        status: SaveStatus::Saved,
+                        version: profile.version,
+                        updated_at: profile.updated_at,
+                    })
+                }
+                ProfileWrite::Conflict(current) => Err(MemoryError::ProfileConflict(current)),
             }
-            ProfileWrite::Conflict(current) => Err(MemoryError::ProfileConflict(current)),
-        }
+        })
+        .await
     }
 
     /// The current profile, for a load's first page and the memory page.
     pub async fn current_profile(&self, ns: &Namespace) -> Result<Option<Profile>, MemoryError> {
-        Ok(self
-            .store
-            .profile(ns, None, self.rules.retention.cutoff())
-            .await?)
+        self.limit
+            .within(async {
+                Ok(self
+                    .store
+                    .profile(ns, None, self.rules.retention.cutoff())
+                    .await?)
+            })
+            .await
     }
 }
 

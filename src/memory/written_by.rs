@@ -1,6 +1,7 @@
 //! What one app wrote: counted when the person is about to disconnect it, and forgotten with
 //! it if they ask. Only summaries are forgotten: the profile is one text all apps rewrite, and
-//! its versions stay for the person to restore or forget on the page.
+//! its versions stay for the person to restore or forget on the page. Each read and each
+//! forget is an operation of its own, within the time limit: the sweep is as long as the memory.
 
 use std::collections::HashMap;
 
@@ -39,7 +40,8 @@ impl Memory {
         let mut forgotten = Counts::default();
         for Written { thread, at } in self.written_by(ns, client_id).await? {
             for at in at {
-                let counts = self.store.forget(ns, &thread, Some(at)).await?;
+                let forget = self.store.forget(ns, &thread, Some(at));
+                let counts = self.limit.within(forget).await?;
                 forgotten.entries += counts.entries;
                 forgotten.threads += counts.threads;
             }
@@ -63,10 +65,10 @@ impl Memory {
         let mut found = Vec::new();
         let mut after: Option<String> = None;
         loop {
-            let page = self
+            let read = self
                 .store
-                .threads_page(ns, after.as_deref(), THREADS_PER_READ)
-                .await?;
+                .threads_page(ns, after.as_deref(), THREADS_PER_READ);
+            let page = self.limit.within(read).await?;
             let last_page = page.len() < THREADS_PER_READ as usize;
             after = page.last().map(|thread| thread.id.clone());
             for thread in page {

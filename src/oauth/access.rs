@@ -29,40 +29,43 @@ pub enum Access {
 impl AuthorizationServer {
     /// What `bearer` comes to at `door` (see [`Access`]).
     pub async fn authenticate(&self, bearer: &str, door: Door) -> Result<Access, OAuthError> {
-        if !SecretKind::AccessToken.matches(bearer) {
-            return Ok(Access::NotOurs);
-        }
-        let credential = self.store.credential(&secret::digest(bearer)).await?;
-        let Some(credential) = credential.filter(|c| c.kind == CredentialKind::AccessToken) else {
-            // Signed here: its record went with its expiry or its grant, so it is no guess.
-            if secret::issued_here(bearer, &self.access_key) {
+        self.limit.within(async {
+            if !SecretKind::AccessToken.matches(bearer) {
+                return Ok(Access::NotOurs);
+            }
+            let credential = self.store.credential(&secret::digest(bearer)).await?;
+            let Some(credential) = credential.filter(|c| c.kind == CredentialKind::AccessToken) else {
+                // Signed here: its record went with its expiry or its grant, so it is no guess.
+                if secret::issued_here(bearer, &self.access_key) {
+                    return Ok(Access::Unusable(
+                        "this access token has expired or was revoked: refresh it, or sign in again",
+                    ));
+                }
+                return Ok(Access::Unknown);
+            };
+            if credential.expires_at < Utc::now() {
                 return Ok(Access::Unusable(
-                    "this access token has expired or was revoked: refresh it, or sign in again",
+                    "this access token has expired: refresh it",
                 ));
             }
-            return Ok(Access::Unknown);
-        };
-        if credential.expires_at < Utc::now() {
-            return Ok(Access::Unusable(
-                "this access token has expired: refresh it",
-            ));
-        }
-        let body: TokenBody = read_body(&credential)?;
-        if !resource::covers(&self.issuer, &body.audience, door) {
-            return Ok(Access::Unusable(
-                "this access token was issued for another resource",
-            ));
-        }
-        if !self.still_signed_in(&body.grant) {
-            return Ok(Access::Unusable(SIGNED_OUT));
-        }
-        let namespace = Namespace::labelled(&body.grant.namespace, &body.grant.namespace_label)
-            .map_err(|e| StoreError::failed("a grant's namespace is invalid", e))?;
-        let grant = body.grant;
-        let writer = Writer::App {
-            name: grant.client_name.unwrap_or_else(|| grant.client_id.clone()),
-            client_id: grant.client_id,
-        };
-        Ok(Access::Granted(Caller { namespace, writer }))
+            let body: TokenBody = read_body(&credential)?;
+            if !resource::covers(&self.issuer, &body.audience, door) {
+                return Ok(Access::Unusable(
+                    "this access token was issued for another resource",
+                ));
+            }
+            if !self.still_signed_in(&body.grant) {
+                return Ok(Access::Unusable(SIGNED_OUT));
+            }
+            let namespace = Namespace::labelled(&body.grant.namespace, &body.grant.namespace_label)
+                .map_err(|e| StoreError::failed("a grant's namespace is invalid", e))?;
+            let grant = body.grant;
+            let writer = Writer::App {
+                name: grant.client_name.unwrap_or_else(|| grant.client_id.clone()),
+                client_id: grant.client_id,
+            };
+            Ok(Access::Granted(Caller { namespace, writer }))
+        })
+        .await
     }
 }

@@ -44,7 +44,7 @@ impl AuthorizationServer {
         params: &AuthorizationParams,
         asker: &Asker<'_>,
     ) -> Result<AuthorizationRequest, RequestError> {
-        params.validate(self, asker).await
+        self.limit.within(params.validate(self, asker)).await
     }
 
     /// Who a person is who typed a known API token, if token sign-in is on.
@@ -66,47 +66,51 @@ impl AuthorizationServer {
         request: &AuthorizationRequest,
         who: SignedIn,
     ) -> Result<String, OAuthError> {
-        self.pace
-            .approval(who.namespace.name())
-            .map_err(|wait| OAuthError::Throttled {
-                what: "apps approved for this memory",
-                wait,
-            })?;
-        let now = Utc::now();
-        let grant = Grant {
-            id: uuid::Uuid::new_v4().simple().to_string(),
-            client_id: request.client.id.clone(),
-            client_name: Some(request.client.name.clone()),
-            namespace: who.namespace.name().to_owned(),
-            namespace_label: who.namespace.label().to_owned(),
-            signed_in_with: who.with,
-            token_digest: who.token_digest,
-            scope: SCOPE.into(),
-            resource: Some(request.audience.clone()),
-            created_at: now,
-            // Until its code is exchanged; then as long as its refresh token.
-            expires_at: after(now, self.lifetimes.code),
-        };
-        let code = secret::issue(SecretKind::AuthorizationCode);
-        let body = CodeBody {
-            grant: grant.clone(),
-            redirect_uri: request.redirect_uri.clone(),
-            redirect_uri_given: request.redirect_uri_given,
-            code_challenge: request.code_challenge.clone(),
-        };
-        let credential = Credential {
-            digest: secret::digest(&code),
-            kind: CredentialKind::AuthorizationCode,
-            grant_id: Some(grant.id.clone()),
-            expires_at: grant.expires_at,
-            used: false,
-            body: serde_json::to_string(&body).expect("a code's body serializes"),
-        };
-        self.store.put_grant(&grant).await?;
-        self.store
-            .issue(&grant.id, grant.expires_at, &[credential])
-            .await?;
-        Ok(self.redirect(request, &[("code", &code)]))
+        self.limit
+            .within(async {
+                self.pace
+                    .approval(who.namespace.name())
+                    .map_err(|wait| OAuthError::Throttled {
+                        what: "apps approved for this memory",
+                        wait,
+                    })?;
+                let now = Utc::now();
+                let grant = Grant {
+                    id: uuid::Uuid::new_v4().simple().to_string(),
+                    client_id: request.client.id.clone(),
+                    client_name: Some(request.client.name.clone()),
+                    namespace: who.namespace.name().to_owned(),
+                    namespace_label: who.namespace.label().to_owned(),
+                    signed_in_with: who.with,
+                    token_digest: who.token_digest,
+                    scope: SCOPE.into(),
+                    resource: Some(request.audience.clone()),
+                    created_at: now,
+                    // Until its code is exchanged; then as long as its refresh token.
+                    expires_at: after(now, self.lifetimes.code),
+                };
+                let code = secret::issue(SecretKind::AuthorizationCode);
+                let body = CodeBody {
+                    grant: grant.clone(),
+                    redirect_uri: request.redirect_uri.clone(),
+                    redirect_uri_given: request.redirect_uri_given,
+                    code_challenge: request.code_challenge.clone(),
+                };
+                let credential = Credential {
+                    digest: secret::digest(&code),
+                    kind: CredentialKind::AuthorizationCode,
+                    grant_id: Some(grant.id.clone()),
+                    expires_at: grant.expires_at,
+                    used: false,
+                    body: serde_json::to_string(&body).expect("a code's body serializes"),
+                };
+                self.store.put_grant(&grant).await?;
+                self.store
+                    .issue(&grant.id, grant.expires_at, &[credential])
+                    .await?;
+                Ok(self.redirect(request, &[("code", &code)]))
+            })
+            .await
     }
 
     /// The client's redirect carrying `error` (RFC 6749, section 4.1.2.1).
@@ -148,26 +152,30 @@ impl AuthorizationServer {
         &self,
         request: Option<AuthorizationParams>,
     ) -> Result<(String, String), OAuthError> {
-        let Some(upstream) = &self.sign_in.upstream else {
-            return refuse(
-                ErrorCode::InvalidRequest,
-                "sign-in with an OpenID Provider is off",
-            );
-        };
-        let (url, pending) = upstream.begin().await?;
-        let state = pending.state.clone();
-        let body = SignInBody { pending, request };
-        self.store
-            .put_credential(&Credential {
-                digest: secret::digest(&state),
-                kind: CredentialKind::SignIn,
-                grant_id: None,
-                expires_at: after(Utc::now(), SIGN_IN_LIFETIME),
-                used: false,
-                body: serde_json::to_string(&body).expect("a sign-in serializes"),
+        self.limit
+            .within(async {
+                let Some(upstream) = &self.sign_in.upstream else {
+                    return refuse(
+                        ErrorCode::InvalidRequest,
+                        "sign-in with an OpenID Provider is off",
+                    );
+                };
+                let (url, pending) = upstream.begin().await?;
+                let state = pending.state.clone();
+                let body = SignInBody { pending, request };
+                self.store
+                    .put_credential(&Credential {
+                        digest: secret::digest(&state),
+                        kind: CredentialKind::SignIn,
+                        grant_id: None,
+                        expires_at: after(Utc::now(), SIGN_IN_LIFETIME),
+                        used: false,
+                        body: serde_json::to_string(&body).expect("a sign-in serializes"),
+                    })
+                    .await?;
+                Ok((url, state))
             })
-            .await?;
-        Ok((url, state))
+            .await
     }
 
     /// The person came back from the OpenID Provider with `state` and either a `code` or the
@@ -178,39 +186,45 @@ impl AuthorizationServer {
         code: Result<&str, &str>,
         asker: &Asker<'_>,
     ) -> Result<Finished, OAuthError> {
-        let unknown = || {
-            Finished::Shown("This sign-in is unknown or expired: start again from the app.".into())
-        };
-        let (Some(upstream), Redeemed::First(credential)) = (
-            &self.sign_in.upstream,
-            self.store.redeem(&secret::digest(state), None).await?,
-        ) else {
-            return Ok(unknown());
-        };
-        if credential.kind != CredentialKind::SignIn || credential.expires_at < Utc::now() {
-            return Ok(unknown());
-        }
-        let body: SignInBody = read_body(&credential)?;
-        let Some(params) = &body.request else {
-            return Ok(match code {
-                Ok(code) => Finished::Page(self.person(upstream, code, &body).await?),
-                Err(_) => Finished::Shown("The sign-in was not completed.".into()),
-            });
-        };
-        let request = match self.request(params, asker).await {
-            Ok(request) => request,
-            Err(RequestError::Shown(why)) => return Ok(Finished::Shown(why)),
-            Err(RequestError::Returned { to, error }) => {
-                return Ok(Finished::Redirect(self.refusal(&to, &error)));
-            }
-            Err(RequestError::Failed(err)) => return Err(err),
-        };
-        let code = match code {
-            Ok(code) => code,
-            Err(_) => return Ok(Finished::Redirect(self.denial(&request))),
-        };
-        let who = self.person(upstream, code, &body).await?;
-        Ok(Finished::Redirect(self.approve(&request, who).await?))
+        self.limit
+            .within(async {
+                let unknown = || {
+                    Finished::Shown(
+                        "This sign-in is unknown or expired: start again from the app.".into(),
+                    )
+                };
+                let (Some(upstream), Redeemed::First(credential)) = (
+                    &self.sign_in.upstream,
+                    self.store.redeem(&secret::digest(state), None).await?,
+                ) else {
+                    return Ok(unknown());
+                };
+                if credential.kind != CredentialKind::SignIn || credential.expires_at < Utc::now() {
+                    return Ok(unknown());
+                }
+                let body: SignInBody = read_body(&credential)?;
+                let Some(params) = &body.request else {
+                    return Ok(match code {
+                        Ok(code) => Finished::Page(self.person(upstream, code, &body).await?),
+                        Err(_) => Finished::Shown("The sign-in was not completed.".into()),
+                    });
+                };
+                let request = match self.request(params, asker).await {
+                    Ok(request) => request,
+                    Err(RequestError::Shown(why)) => return Ok(Finished::Shown(why)),
+                    Err(RequestError::Returned { to, error }) => {
+                        return Ok(Finished::Redirect(self.refusal(&to, &error)));
+                    }
+                    Err(RequestError::Failed(err)) => return Err(err),
+                };
+                let code = match code {
+                    Ok(code) => code,
+                    Err(_) => return Ok(Finished::Redirect(self.denial(&request))),
+                };
+                let who = self.person(upstream, code, &body).await?;
+                Ok(Finished::Redirect(self.approve(&request, who).await?))
+            })
+            .await
     }
 
     /// Who the provider says the person is, for `code`: their own namespace.

@@ -12,7 +12,7 @@ use super::redirect_uri;
 use super::resource;
 use super::secret;
 use super::server::AuthorizationServer;
-use crate::store::Client;
+use crate::store::{Client, StoreError};
 
 /// The one scope: save, load and forget the person's memories.
 pub const SCOPE: &str = "memory";
@@ -56,6 +56,12 @@ pub enum RequestError {
     },
     #[error(transparent)]
     Failed(OAuthError),
+}
+
+impl From<StoreError> for RequestError {
+    fn from(err: StoreError) -> Self {
+        Self::Failed(err.into())
+    }
 }
 
 impl AuthorizationParams {

@@ -16,22 +16,26 @@ impl AuthorizationServer {
         form_secret: Option<&str>,
         basic: Option<BasicCredentials>,
     ) -> Result<(), OAuthError> {
-        let client = self
-            .authenticate_client(form_id, form_secret, basic)
-            .await?;
-        let ours =
-            SecretKind::AccessToken.matches(token) || SecretKind::RefreshToken.matches(token);
-        if !ours {
-            return Ok(());
-        }
-        let Some(credential) = self.store.credential(&secret::digest(token)).await? else {
-            return Ok(());
-        };
-        let body: TokenBody = read_body(&credential)?;
-        // Section 2.1: revoking either token of a grant ends the grant's other tokens too.
-        if body.grant.client_id == client.id {
-            self.store.revoke_grant(&body.grant.id).await?;
-        }
-        Ok(())
+        self.limit
+            .within(async {
+                let client = self
+                    .authenticate_client(form_id, form_secret, basic)
+                    .await?;
+                let ours = SecretKind::AccessToken.matches(token)
+                    || SecretKind::RefreshToken.matches(token);
+                if !ours {
+                    return Ok(());
+                }
+                let Some(credential) = self.store.credential(&secret::digest(token)).await? else {
+                    return Ok(());
+                };
+                let body: TokenBody = read_body(&credential)?;
+                // Section 2.1: revoking either token of a grant ends the grant's other tokens too.
+                if body.grant.client_id == client.id {
+                    self.store.revoke_grant(&body.grant.id).await?;
+                }
+                Ok(())
+            })
+            .await
     }
 }

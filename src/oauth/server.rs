@@ -10,7 +10,7 @@ use super::documents::ClientDocuments;
 use super::oidc::Upstream;
 use super::pace::Pace;
 use crate::credentials::Tokens;
-use crate::store::{Grant, GrantStore};
+use crate::store::{Grant, GrantStore, TimeLimit};
 use ring::hmac;
 
 /// How long what the server issues lasts.
@@ -62,6 +62,8 @@ pub struct AuthorizationServer {
     /// What access tokens are signed with ([`issue_access`](super::secret::issue_access)): derived from the
     /// configured API tokens, so every instance has it.
     pub(super) access_key: hmac::Key,
+    /// How long each endpoint's work may take, every store call and every fetch included.
+    pub(super) limit: TimeLimit,
 }
 
 impl AuthorizationServer {
@@ -72,6 +74,7 @@ impl AuthorizationServer {
         sign_in: SignIn,
         tokens: Arc<Tokens>,
         documents: ClientDocuments,
+        limit: TimeLimit,
     ) -> Self {
         let access_key = tokens.derived_key(ACCESS_KEY_PURPOSE);
         Self {
@@ -83,6 +86,7 @@ impl AuthorizationServer {
             documents,
             pace: Pace::default(),
             access_key: hmac::Key::new(hmac::HMAC_SHA256, &access_key),
+            limit,
         }
     }
 
@@ -112,6 +116,11 @@ impl AuthorizationServer {
     /// The OpenID Provider a person may sign in at, if one is configured.
     pub fn upstream_issuer(&self) -> Option<&str> {
         self.sign_in.upstream.as_ref().map(Upstream::issuer)
+    }
+
+    /// How long each endpoint's work may take.
+    pub fn limit(&self) -> TimeLimit {
+        self.limit
     }
 
     pub fn store(&self) -> &dyn GrantStore {

@@ -65,34 +65,37 @@ impl AuthorizationServer {
         params: TokenParams,
         basic: Option<BasicCredentials>,
     ) -> Result<TokenResponse, OAuthError> {
-        let client = self
-            .authenticate_client(
-                params.client_id.as_deref(),
-                params.client_secret.as_deref(),
-                basic,
-            )
-            .await?;
-        if params
-            .scope
-            .as_deref()
-            .is_some_and(|scope| scope.split(' ').any(|s| !s.is_empty() && s != SCOPE))
-        {
-            return refuse(
-                ErrorCode::InvalidScope,
-                format!("the only scope is {SCOPE:?}"),
-            );
-        }
-        match params.grant_type.as_deref() {
-            Some("authorization_code") => self.exchange_code(&client, &params).await,
-            Some("refresh_token") => self.refresh(&client, &params).await,
-            Some(other) => refuse(
-                ErrorCode::UnsupportedGrantType,
-                format!(
-                    "grant_type {other:?} is not supported: use authorization_code or refresh_token"
+        self.limit.within(async {
+            let client = self
+                .authenticate_client(
+                    params.client_id.as_deref(),
+                    params.client_secret.as_deref(),
+                    basic,
+                )
+                .await?;
+            if params
+                .scope
+                .as_deref()
+                .is_some_and(|scope| scope.split(' ').any(|s| !s.is_empty() && s != SCOPE))
+            {
+                return refuse(
+                    ErrorCode::InvalidScope,
+                    format!("the only scope is {SCOPE:?}"),
+                );
+            }
+            match params.grant_type.as_deref() {
+                Some("authorization_code") => self.exchange_code(&client, &params).await,
+                Some("refresh_token") => self.refresh(&client, &params).await,
+                Some(other) => refuse(
+                    ErrorCode::UnsupportedGrantType,
+                    format!(
+                        "grant_type {other:?} is not supported: use authorization_code or refresh_token"
+                    ),
                 ),
-            ),
-            None => refuse(ErrorCode::InvalidRequest, "grant_type is missing"),
-        }
+                None => refuse(ErrorCode::InvalidRequest, "grant_type is missing"),
+            }
+        })
+        .await
     }
 
     /// The client a request comes from: a confidential one proves it with its secret, a

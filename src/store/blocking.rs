@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::StoreError;
 
 /// Set once the caller of some blocking work has stopped waiting for it: its time limit
-/// passed, so [`Bounded`](super::Bounded) dropped the call. Nobody will read the work's
+/// passed, so [`TimeLimit`](super::TimeLimit) dropped the operation. Nobody will read the work's
 /// result, so the work should stop; dropping a future cannot stop a blocking thread.
 #[derive(Clone, Default)]
 pub struct GivenUp(Arc<AtomicBool>);

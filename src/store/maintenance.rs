@@ -1,9 +1,9 @@
 //! What whole-store work asks of a backend outside any request: `kioku migrate` and
 //! `kioku import`, and the background job that embeds what was stored without a vector. Apart
-//! from [`MemoryStore`](super::MemoryStore) so that the request path's time limit
-//! ([`Bounded`](super::Bounded)) wraps only what a request calls: this work runs as long as
-//! the store is large, and each backend call it makes has a limit of its own (SQLite's busy
-//! timeout, each Firestore attempt's).
+//! from [`MemoryStore`](super::MemoryStore), whose calls a request makes within its
+//! operation's [`TimeLimit`](super::TimeLimit): this work runs as long as the store is large,
+//! and each backend call it makes has a limit of its own (SQLite's busy timeout, each
+//! Firestore attempt's).
 
 use async_trait::async_trait;
 

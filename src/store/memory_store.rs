@@ -86,8 +86,7 @@ pub trait MemoryStore: Send + Sync {
 
     /// The entries holding the query's rarer terms ([`drivers`]), ranked by [`rank`]; with
     /// `meaning` (the query's vector), [`fuse`]d with the entries [`nearest`](Self::nearest) it.
-    /// Backends keep this one: it is a method of the store so that [`Bounded`](super::Bounded)
-    /// holds the whole search to the read's time limit. Scoring a thousand entries would hold
+    /// Scoring a thousand entries would hold
     /// up an async worker, and every request it serves, so it runs on the blocking pool, and
     /// stops once the caller gave up.
     async fn search(

@@ -5,7 +5,6 @@
 //! `domain`.
 
 mod blocking;
-mod bounded;
 mod error;
 mod firestore;
 mod grant_store;
@@ -15,9 +14,9 @@ mod memory_store;
 mod outcome;
 mod readiness;
 mod sqlite;
+mod time_limit;
 mod usage;
 
-pub use bounded::Bounded;
 pub use error::StoreError;
 pub use firestore::FirestoreStore;
 pub use grant_store::GrantStore;
@@ -27,4 +26,5 @@ pub use memory_store::MemoryStore;
 pub use outcome::{Counts, Dropped, EntryKey, NamespaceStats, SaveOutcome, Unembedded};
 pub use readiness::Readiness;
 pub use sqlite::SqliteStore;
+pub use time_limit::TimeLimit;
 pub use usage::{Billed, Usage};

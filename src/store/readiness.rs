@@ -6,13 +6,14 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Mutex;
 
-use super::{MemoryStore, StoreError};
+use super::{MemoryStore, StoreError, TimeLimit};
 
 /// How long one answer of the store stands for.
 const FRESH_FOR: Duration = Duration::from_secs(5);
 
 pub struct Readiness {
     store: Arc<dyn MemoryStore>,
+    limit: TimeLimit,
     /// When the store last answered, and whether it was ready. Held while a ping is in flight,
     /// so concurrent checks share one.
     last: Mutex<Option<(Instant, bool)>>,
@@ -24,9 +25,10 @@ pub struct Readiness {
 struct StillUnready;
 
 impl Readiness {
-    pub fn new(store: Arc<dyn MemoryStore>) -> Self {
+    pub fn new(store: Arc<dyn MemoryStore>, limit: TimeLimit) -> Self {
         Self {
             store,
+            limit,
             last: Mutex::new(None),
         }
     }
@@ -40,7 +42,7 @@ impl Readiness {
                 Err(StoreError::failed("the store is not ready", StillUnready))
             }
             _ => {
-                let answer = self.store.ping().await;
+                let answer = self.limit.within(self.store.ping()).await;
                 *last = Some((Instant::now(), answer.is_ok()));
                 answer
             }

@@ -1,6 +1,7 @@
 //! Writing an export a line at a time, reading a namespace's threads a page at a time: an
 //! export holds at most one page and the line it writes, whatever the database's size, and
-//! reads each thread once.
+//! reads each thread once. Each read is within the store's time limit, an export as long as
+//! the memory.
 
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -10,7 +11,7 @@ use serde::Serialize;
 
 use super::{ProfileRecord, ThreadRecord, TransferError};
 use crate::domain::{Namespace, Thread};
-use crate::store::MemoryStore;
+use crate::store::{MemoryStore, TimeLimit};
 
 /// Threads read from the store at once, which bounds an export's memory: a thread is at most
 /// 1 MiB on Firestore and usually a few KiB; fewer per page would cost a round trip each.
@@ -29,12 +30,13 @@ pub struct Exported {
 pub async fn namespaces(
     store: &dyn MemoryStore,
     name: Option<&str>,
+    limit: TimeLimit,
 ) -> Result<Vec<Namespace>, TransferError> {
     if let Some(name) = name {
         return Ok(vec![Namespace::requested(name)?]);
     }
-    store
-        .namespace_names()
+    limit
+        .within(store.namespace_names())
         .await?
         .iter()
         .map(|name| Namespace::named(name).map_err(TransferError::StoredName))
@@ -46,9 +48,10 @@ pub async fn namespaces(
 pub async fn export(
     store: Arc<dyn MemoryStore>,
     namespaces: Vec<Namespace>,
+    limit: TimeLimit,
     out: &mut impl Write,
 ) -> Result<Exported, TransferError> {
-    let mut export = Export::new(store, namespaces);
+    let mut export = Export::new(store, namespaces, limit);
     while let Some(line) = export.next_line().await? {
         out.write_all(&line)?;
     }
@@ -59,6 +62,7 @@ pub async fn export(
 /// It owns the store, so that a response body can carry it.
 pub struct Export {
     store: Arc<dyn MemoryStore>,
+    limit: TimeLimit,
     namespaces: vec::IntoIter<Namespace>,
     reading: Option<Reading>,
     written: Exported,
@@ -76,9 +80,10 @@ struct Reading {
 }
 
 impl Export {
-    pub fn new(store: Arc<dyn MemoryStore>, namespaces: Vec<Namespace>) -> Self {
+    pub fn new(store: Arc<dyn MemoryStore>, namespaces: Vec<Namespace>, limit: TimeLimit) -> Self {
         Self {
             store,
+            limit,
             namespaces: namespaces.into_iter(),
             reading: None,
             written: Exported::default(),
@@ -120,16 +125,19 @@ impl Export {
                 return line(&record).map(Some);
             }
             if reading.more {
-                let page = self
-                    .store
-                    .threads_page(&reading.ns, reading.after.as_deref(), THREADS_PER_PAGE)
-                    .await?;
+                let read = (self.store).threads_page(
+                    &reading.ns,
+                    reading.after.as_deref(),
+                    THREADS_PER_PAGE,
+                );
+                let page = self.limit.within(read).await?;
                 reading.more = page.len() == THREADS_PER_PAGE as usize;
                 reading.after = page.last().map(|thread| thread.id.clone());
                 reading.page = page.into_iter();
                 continue;
             }
-            let profile_versions = self.store.profile_versions(&reading.ns).await?;
+            let read = self.store.profile_versions(&reading.ns);
+            let profile_versions = self.limit.within(read).await?;
             let namespace = reading.ns.name().to_owned();
             self.reading = None;
             if !profile_versions.is_empty() {
@@ -191,9 +199,10 @@ mod tests {
             .await
             .unwrap();
 
-        let names = namespaces(store.as_ref(), None).await.unwrap();
+        let limit = TimeLimit::new(std::time::Duration::from_secs(8));
+        let names = namespaces(store.as_ref(), None, limit).await.unwrap();
         let mut out = Vec::new();
-        let written = export(store, names, &mut out).await.unwrap();
+        let written = export(store, names, limit, &mut out).await.unwrap();
         assert_eq!(
             written,
             Exported {

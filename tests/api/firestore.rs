@@ -275,3 +275,55 @@ async fn five_hundred_concurrent_saves_on_firestore() {
     let app = spawn_on_firestore(UNUSED_BARE_TOKEN, |_| {}).await;
     crate::hostile::five_hundred_concurrent_saves_land_exactly(&app).await;
 }
+
+/// A stalled store costs a request its one time limit, not one per store call: with the
+/// emulator stopped mid-service, a save with the model on (its embedding, the near-repeat read
+/// and the write) and a search (the term counts, the candidates, the nearest vectors) each
+/// answer 503 within the limit and a second. Afterwards the service goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_store_costs_a_request_one_time_limit() {
+    let (Some(_), Some(model)) = (needs::firestore(), needs::model()) else {
+        return;
+    };
+    let emulator = Emulator::start(0, Stdio::null());
+    let limit = Duration::from_secs(2);
+    let launch = Launch::on_firestore(&api_tokens(), &emulator.host())
+        .set("KIOKU_STORE_TIMEOUT_SECS", limit.as_secs().to_string())
+        .set("KIOKU_EMBEDDING_MODEL", model.display().to_string());
+    let server = launch.start().unwrap();
+    let app = server.app();
+    let first = app
+        .save(ALICE, None, "Chose oak for the garden shed's floor")
+        .await;
+    let thread = first["thread_id"].as_str().unwrap();
+
+    emulator.pause();
+    let requests = [
+        app.get(
+            Some(ALICE),
+            &[
+                ("mode", "save"),
+                ("thread_id", thread),
+                ("summary", "Ordered the oak boards for the shed"),
+            ],
+        ),
+        app.get(Some(ALICE), &[("mode", "load"), ("q", "shed floor wood")]),
+    ];
+    for request in requests {
+        let started = Instant::now();
+        let response = request.send().await.unwrap();
+        let took = started.elapsed();
+        error_json(response, 503, "store_unavailable").await;
+        assert!(
+            took < limit + Duration::from_secs(1),
+            "answered after {took:?}"
+        );
+    }
+    emulator.resume();
+
+    let loaded = app.load(ALICE).await;
+    assert_eq!(
+        crate::helpers::summaries(&loaded),
+        ["Chose oak for the garden shed's floor"]
+    );
+}

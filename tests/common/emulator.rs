@@ -1,6 +1,7 @@
 //! Starts a Firestore emulator of the caller's own (`tests/firestore-emulator/server.js`, which
 //! `scripts/lib/emulator.sh` installs) and stops it when dropped. Shared by the HTTP tests and
 //! the benchmark harness; scripts start theirs with `scripts/lib/emulator.sh`.
+#![allow(dead_code)] // the benchmark harness does not pause it
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -47,6 +48,25 @@ impl Emulator {
     /// Its address, as `FIRESTORE_EMULATOR_HOST` takes it.
     pub fn host(&self) -> String {
         format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Stops it where it stands (SIGSTOP): connections stay open and nothing answers, as
+    /// with a store that stalls.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets it go on (SIGCONT) after [`pause`](Self::pause).
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, signal: &str) {
+        let sent = Command::new("kill")
+            .args([signal, &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success(), "kill {signal} failed");
     }
 }
 

@@ -8,7 +8,7 @@ use chrono::{DateTime, SubsecRound, TimeDelta, TimeZone, Utc};
 use futures::future::join_all;
 use kioku::credentials::Sessions;
 use kioku::domain::Namespace;
-use kioku::store::{Client, Credential, CredentialKind, Grant, GrantStore, Redeemed};
+use kioku::store::{Client, Credential, CredentialKind, Grant, GrantStore, Redeemed, TimeLimit};
 
 fn fresh(prefix: &str) -> String {
     format!("{prefix}-{}", uuid::Uuid::new_v4())
@@ -396,7 +396,8 @@ pub async fn purging_removes_what_expired_and_keeps_the_rest(store: &impl GrantS
 /// The memory page's sessions, kept here as credentials: a session one instance opened is
 /// found by another until it is closed or expires, and the store never holds its value.
 pub async fn page_sessions_are_found_until_closed(store: &(impl GrantStore + Clone + 'static)) {
-    let instance = || Sessions::new(Arc::new(store.clone()), TimeDelta::hours(1));
+    let limit = TimeLimit::new(std::time::Duration::from_secs(8));
+    let instance = || Sessions::new(Arc::new(store.clone()), TimeDelta::hours(1), limit);
     let ns = Namespace::named(&fresh("ns")).unwrap();
     let (value, opened) = instance().open(&ns, Some(&"5e".repeat(32))).await.unwrap();
     let found = instance().find(&value).await.unwrap().expect("found");
@@ -404,7 +405,7 @@ pub async fn page_sessions_are_found_until_closed(store: &(impl GrantStore + Clo
     assert_eq!(store.credential(&value).await.unwrap(), None);
     instance().close(&value).await.unwrap();
     assert!(instance().find(&value).await.unwrap().is_none());
-    let ended = Sessions::new(Arc::new(store.clone()), TimeDelta::seconds(-1));
+    let ended = Sessions::new(Arc::new(store.clone()), TimeDelta::seconds(-1), limit);
     let (value, _) = ended.open(&ns, None).await.unwrap();
     assert!(instance().find(&value).await.unwrap().is_none());
 }

@@ -54,7 +54,7 @@ impl NamespaceView {
 /// `GET /admin/namespaces`: each namespace holding memories, with its counts.
 pub async fn namespaces(admin: Admin, app: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let namespaces: Vec<NamespaceView> = app
-        .store
+        .memory
         .namespaces()
         .await?
         .into_iter()
@@ -70,7 +70,7 @@ pub async fn delete_namespace(
     app: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
     let ns = admin.namespace(&name)?;
-    let deleted = app.store.delete_namespace(&ns).await?;
+    let deleted = app.memory.delete_namespace(&ns).await?;
     if deleted.threads == 0 {
         return Err(ApiError::UnknownNamespace(ns.label().to_owned()));
     }

@@ -43,9 +43,9 @@ pub async fn export(
     };
     let namespaces = match &named {
         Some(ns) => vec![ns.clone()],
-        None => transfer::namespaces(app.store.as_ref(), None).await?,
+        None => transfer::namespaces(app.store.as_ref(), None, app.limit).await?,
     };
-    let mut export = Export::new(Arc::clone(&app.store), namespaces);
+    let mut export = Export::new(Arc::clone(&app.store), namespaces, app.limit);
     let first = export.next_line().await?;
     if let Some(ns) = &named
         && first.is_none()

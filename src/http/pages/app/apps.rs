@@ -29,7 +29,11 @@ pub(super) async fn disconnect(
         Err(answer) => return answer,
     };
     let ns = &visit.session.namespace;
-    let connected = match connected_apps(app.grants.as_ref(), ns).await {
+    let connected = match app
+        .limit
+        .within(connected_apps(app.grants.as_ref(), ns))
+        .await
+    {
         Ok(apps) => apps.into_iter().find(|a| a.grant_id == form.grant_id),
         Err(err) => return super::unavailable(visit.t, &err),
     };
@@ -41,7 +45,10 @@ pub(super) async fn disconnect(
         Some("forget") => true,
         _ => return confirm(&app, &visit, connected).await,
     };
-    match revoke(app.grants.as_ref(), ns, &form.grant_id).await {
+    match (app.limit)
+        .within(revoke(app.grants.as_ref(), ns, &form.grant_id))
+        .await
+    {
         Ok(true) => {}
         Ok(false) => return see_other("/app?done=gone"),
         Err(err) => return super::unavailable(visit.t, &err),

@@ -17,7 +17,7 @@ pub(super) async fn export(req: HttpRequest, app: web::Data<AppState>) -> HttpRe
         Err(answer) => return answer,
     };
     let ns = visit.session.namespace.clone();
-    let mut export = Export::new(Arc::clone(&app.store), vec![ns.clone()]);
+    let mut export = Export::new(Arc::clone(&app.store), vec![ns.clone()], app.limit);
     let first = match export.next_line().await {
         Ok(first) => first,
         Err(err) => return super::unavailable(visit.t, &err),

@@ -189,7 +189,11 @@ impl View<'_> {
                 Err(err) => return super::unavailable(t, &err),
             },
         };
-        let apps: Vec<AppView> = match connected_apps(app.grants.as_ref(), ns).await {
+        let apps: Vec<AppView> = match app
+            .limit
+            .within(connected_apps(app.grants.as_ref(), ns))
+            .await
+        {
             Ok(apps) => {
                 let zone = app.memory.rules().timezone;
                 apps.into_iter().map(|a| AppView::new(t, a, zone)).collect()

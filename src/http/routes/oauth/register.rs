@@ -34,7 +34,9 @@ pub async fn register(
             format!("the body must be a JSON object of client metadata ({e})"),
         )
     })?;
-    let registered = client::register(oauth.store(), registration).await?;
+    let registered = (oauth.limit())
+        .within(client::register(oauth.store(), registration))
+        .await?;
     Ok(HttpResponse::Created()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(registered))
