@@ -7,9 +7,8 @@ use std::time::{Duration, Instant};
 
 use futures::stream::{self, StreamExt};
 use kioku::config::{Settings, StoreKind};
-use kioku::domain::{
-    Embedded, Entry, Filter, MAX_NEAREST, ModelId, Namespace, Retention, ThreadId, Vector,
-};
+use kioku::domain::{Embedded, Entry, Filter, ModelId, Namespace, Retention, ThreadId, Vector};
+use kioku::search::MAX_NEAREST;
 use kioku::startup::Application;
 use kioku::store::{FirestoreStore, MemoryStore, SqliteStore};
 

@@ -6,9 +6,11 @@
 //! - [`error_chain`]: a failure and its causes as one log line, for every layer.
 //! - [`files`]: the data directory and the files in it, their owner's alone.
 //! - [`domain`]: validated values (a [`domain::Summary`], a [`domain::ThreadId`], a
-//!   [`domain::Namespace`]) and the rules of an answer: its character budget, paging, search
-//!   and ranking (BM25, fused with the ranking by meaning). Raw input becomes a domain value at
-//!   a boundary, or is refused there.
+//!   [`domain::Namespace`]) and the rules of an answer: its character budget and paging. Raw
+//!   input becomes a domain value at a boundary, or is refused there.
+//! - [`search`]: a question read into terms (one tokenizer indexes summaries too), BM25 over
+//!   the summaries holding them, fused with the ranking by meaning, and the results within the
+//!   answer's budget. A store counts terms and finds candidates; the ranking is here.
 //! - [`store`]: where memories live. The [`store::MemoryStore`] trait (what a request calls,
 //!   all its calls within one [`store::TimeLimit`]), [`store::Maintenance`] (migrate, import,
 //!   the vectors' backfill), and one folder per backend: `sqlite` (embedded, one file) and
@@ -56,6 +58,7 @@ pub mod memory;
 pub mod oauth;
 pub mod plugin;
 pub mod rate_limit;
+pub mod search;
 pub mod startup;
 pub mod store;
 pub mod telemetry;

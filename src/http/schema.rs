@@ -9,8 +9,8 @@ use utoipa::{Modify, OpenApi};
 // The macro below reads each handler through its `__path_` twin.
 use super::routes::forget::__path_forget;
 use super::routes::memory::{__path_memory_get, __path_memory_post};
-use crate::domain::MAX_QUERY_CHARS;
 use crate::error_code::ErrorCode;
+use crate::search::MAX_QUERY_CHARS;
 use serde_json::json;
 
 /// The server URL of the committed `openapi/openapi.yaml`, for the user to replace.

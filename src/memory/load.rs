@@ -2,6 +2,7 @@
 //! the budget left out and the cursor to it.
 
 mod json;
+mod lookup;
 
 use chrono_tz::Tz;
 use schemars::JsonSchema;
@@ -9,11 +10,13 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{Memory, MemoryError, sent};
+use super::{Memory, MemoryError, search, sent};
 use crate::domain::{
-    Entry, Filter, Found, Lookup, MAX_QUERY_CHARS, Namespace, PageBuilder, Profile, Query,
-    SearchCursor, Thread, ThreadId, ValidationError, parse_instant,
+    Entry, Filter, Namespace, PageBuilder, Profile, Thread, ThreadId, ValidationError,
+    parse_instant,
 };
+use crate::search::{Found, MAX_QUERY_CHARS, Query, SearchCursor};
+use lookup::Lookup;
 
 /// A load's parameters, all optional, as every door sends them: the API's query string or body,
 /// the `load_memories` tool's arguments (this is its schema), the memory page. Values stay as
@@ -136,10 +139,9 @@ impl Memory {
                         after,
                     } => {
                         let meaning = self.embed_question(query.text()).await;
-                        let results = self
-                            .store
-                            .search(ns, &filter, &query, meaning.as_ref(), after, budget)
-                            .await?;
+                        let (store, meaning) = (self.store.as_ref(), meaning.as_ref());
+                        let results =
+                            search(store, ns, &filter, &query, meaning, after, budget).await?;
                         LoadAnswer::Searched(Searched {
                             status: if results.found.is_empty() {
                                 SearchStatus::NoMatch

@@ -12,6 +12,7 @@ mod load;
 mod namespaces;
 mod profile;
 mod save;
+mod search;
 pub mod sent;
 mod written_by;
 
@@ -32,6 +33,7 @@ pub use profile::{
     ProfileWriteRequest,
 };
 pub use save::{SaveRequest, SaveStatus, Saved};
+pub use search::search;
 
 /// The operator's rules for every namespace.
 #[derive(Debug, Clone, Copy)]

@@ -1,15 +1,14 @@
-//! The contract every backend keeps.
+//! The contract every backend keeps: what a request asks a store to keep and to find. The
+//! store only stores; ranking a search is [`search`](crate::search)'s.
 
 use async_trait::async_trait;
 
-use super::blocking::off_workers;
 use super::{Counts, NamespaceStats, SaveOutcome, StoreError};
 use crate::domain::{
-    Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
-    ProfileDraft, ProfileWrite, Query, Results, Retention, SearchCursor, TermCounts, Thread,
-    ThreadId, Vector, drivers, fuse, rank, take,
+    Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile, ProfileDraft,
+    ProfileWrite, Retention, Thread, ThreadId, Vector,
 };
-use crate::error_chain::ErrorChain;
+use crate::search::{Candidate, Query, TermCounts};
 
 #[async_trait]
 pub trait MemoryStore: Send + Sync {
@@ -56,7 +55,7 @@ pub trait MemoryStore: Send + Sync {
     async fn term_counts(&self, ns: &Namespace, query: &Query) -> Result<TermCounts, StoreError>;
 
     /// Entries `filter` admits that hold at least one of `terms`, in no order: every one, or
-    /// when more do, [`MAX_CANDIDATES`](crate::domain::MAX_CANDIDATES) of them (those the store
+    /// when more do, [`MAX_CANDIDATES`](crate::search::MAX_CANDIDATES) of them (those the store
     /// finds first: SQLite the most recently stored, Firestore the first threads by id).
     async fn candidates(
         &self,
@@ -65,7 +64,7 @@ pub trait MemoryStore: Send + Sync {
         terms: &[String],
     ) -> Result<Vec<Candidate>, StoreError>;
 
-    /// The [`MAX_NEAREST`](crate::domain::MAX_NEAREST) entries `filter` admits whose vectors, of `meaning`'s model, are
+    /// The [`MAX_NEAREST`](crate::search::MAX_NEAREST) entries `filter` admits whose vectors, of `meaning`'s model, are
     /// closest to it, closest first. Entries without a vector of that model are not among them.
     async fn nearest(
         &self,
@@ -83,61 +82,6 @@ pub trait MemoryStore: Send + Sync {
         model: &ModelId,
         since: i64,
     ) -> Result<Vec<(Entry, Vector)>, StoreError>;
-
-    /// The entries holding the query's rarer terms ([`drivers`]), ranked by [`rank`]; with
-    /// `meaning` (the query's vector), [`fuse`]d with the entries [`nearest`](Self::nearest) it.
-    /// Scoring a thousand entries would hold
-    /// up an async worker, and every request it serves, so it runs on the blocking pool, and
-    /// stops once the caller gave up.
-    async fn search(
-        &self,
-        ns: &Namespace,
-        filter: &Filter,
-        query: &Query,
-        meaning: Option<&Embedded>,
-        after: Option<SearchCursor>,
-        budget_chars: usize,
-    ) -> Result<Results, StoreError> {
-        let lexical = async {
-            let counts = self.term_counts(ns, query).await?;
-            let drivers = drivers(query, &counts);
-            let candidates = if drivers.is_empty() {
-                Vec::new()
-            } else {
-                self.candidates(ns, filter, &drivers).await?
-            };
-            Ok::<_, StoreError>((counts, candidates))
-        };
-        let by_meaning = async {
-            let meaning = meaning?;
-            match self.nearest(ns, filter, meaning).await {
-                Ok(nearest) => Some(Ok(nearest)),
-                Err(StoreError::GivenUp) => Some(Err(StoreError::GivenUp)),
-                // Search by words stays correct without the vectors (Firestore's index may not
-                // exist yet: its refusal says which to create).
-                Err(err) => {
-                    tracing::warn!(error = %ErrorChain(&err), "search by meaning failed; ranked by words alone");
-                    None
-                }
-            }
-        };
-        // The two rankings' reads, at once.
-        let (lexical, nearest) = tokio::join!(lexical, by_meaning);
-        let (counts, candidates) = lexical?;
-        let nearest = nearest.transpose()?;
-        let (query, filter) = (query.clone(), filter.clone());
-        off_workers(move |given_up| {
-            let given_up = || given_up.is_set();
-            let ranked = rank(candidates, &query, &counts, &filter, &given_up)?;
-            let ranked = match nearest {
-                Some(nearest) => fuse(ranked, nearest, &filter),
-                None => ranked,
-            };
-            Some(take(ranked, &filter, after, budget_chars))
-        })
-        .await?
-        .ok_or(StoreError::GivenUp)
-    }
 
     /// Removes the thread, or only its entries saved at `at` (in
     /// [`entry_micros`](crate::domain::entry_micros)); a thread left without entries is gone.

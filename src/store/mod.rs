@@ -17,6 +17,7 @@ mod sqlite;
 mod time_limit;
 mod usage;
 
+pub use blocking::{GivenUp, off_workers};
 pub use error::StoreError;
 pub use firestore::FirestoreStore;
 pub use grant_store::GrantStore;

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use kioku::domain::{MAX_QUERY_CHARS, MAX_QUERY_WORDS};
+use kioku::search::{MAX_QUERY_CHARS, MAX_QUERY_WORDS};
 use serde_json::{Value, json};
 
 use crate::helpers::{ALICE, data_file, error_json, spawn_app, spawn_app_with};

@@ -8,7 +8,8 @@ use std::num::NonZeroUsize;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use kioku::domain::{Entry, MAX_QUERY_WORDS, Namespace, ThreadId};
+use kioku::domain::{Entry, Namespace, ThreadId};
+use kioku::search::MAX_QUERY_WORDS;
 use kioku::store::{Maintenance, SqliteStore};
 
 use crate::helpers::{ALICE, BOB, data_file, spawn_app_with};

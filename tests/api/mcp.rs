@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use kioku::config::StoreKind;
-use kioku::domain::MAX_QUERY_WORDS;
+use kioku::search::MAX_QUERY_WORDS;
 use reqwest::{Method, RequestBuilder};
 use serde_json::{Value, json};
 

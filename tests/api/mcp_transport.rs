@@ -4,7 +4,7 @@
 //! under a host kioku is not.
 
 use kioku::config::StoreKind;
-use kioku::domain::MAX_QUERY_WORDS;
+use kioku::search::MAX_QUERY_WORDS;
 use reqwest::RequestBuilder;
 use serde_json::{Value, json};
 

@@ -36,11 +36,18 @@ async fn originals(db: &firestore::FirestoreDb) -> (Namespace, Vec<Entry>) {
 
 /// The summaries a search for `q` finds, sorted.
 async fn found(store: &FirestoreStore, ns: &Namespace, q: &str) -> Vec<String> {
-    let query = kioku::domain::Query::parse(q).unwrap().unwrap();
-    let results = store
-        .search(ns, &Filter::default(), &query, None, None, usize::MAX)
-        .await
-        .unwrap();
+    let query = kioku::search::Query::parse(q).unwrap().unwrap();
+    let results = kioku::memory::search(
+        store,
+        ns,
+        &Filter::default(),
+        &query,
+        None,
+        None,
+        usize::MAX,
+    )
+    .await
+    .unwrap();
     let mut found: Vec<String> = results.found.into_iter().map(|f| f.summary).collect();
     found.sort();
     found
@@ -237,7 +244,7 @@ async fn the_originals_threads_are_found_before_and_after_migrate() {
     let doc = read_raw(&db, &ns, "o03").await;
     assert_eq!(
         doc.fields["terms_version"].value_type,
-        Some(ValueType::IntegerValue(kioku::domain::TERMS_VERSION))
+        Some(ValueType::IntegerValue(kioku::search::TERMS_VERSION))
     );
     assert_eq!(found(&store, &ns, "o03 o07").await, before);
 }

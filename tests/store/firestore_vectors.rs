@@ -108,19 +108,19 @@ async fn a_search_whose_vectors_fail_ranks_by_words_alone() {
         refused.is_err(),
         "the emulator refuses it, as Firestore does"
     );
-    let query = kioku::domain::Query::parse("knee").unwrap().unwrap();
-    let found = store
-        .search(
-            &ns,
-            &Default::default(),
-            &query,
-            Some(&too_long),
-            None,
-            usize::MAX,
-        )
-        .await
-        .unwrap()
-        .found;
+    let query = kioku::search::Query::parse("knee").unwrap().unwrap();
+    let found = kioku::memory::search(
+        &store,
+        &ns,
+        &Default::default(),
+        &query,
+        Some(&too_long),
+        None,
+        usize::MAX,
+    )
+    .await
+    .unwrap()
+    .found;
     let summaries: Vec<String> = found.into_iter().map(|f| f.summary).collect();
     assert_eq!(summaries, ["knee 1"]);
 }

@@ -1,7 +1,8 @@
 //! What every store's search must do: rank by relevance over the question's terms, in any
 //! width, script and word form, and keep its index exact however entries go.
 
-use kioku::domain::{Filter, Namespace, Query, entry_micros};
+use kioku::domain::{Filter, Namespace, entry_micros};
+use kioku::search::Query;
 
 use crate::conformance::{entry, namespace, save_at, thread};
 
@@ -13,8 +14,7 @@ pub async fn search_for(
     q: &str,
 ) -> Vec<(String, String)> {
     let query = Query::parse(q).unwrap().unwrap();
-    store
-        .search(ns, filter, &query, None, None, usize::MAX)
+    kioku::memory::search(store, ns, filter, &query, None, None, usize::MAX)
         .await
         .unwrap()
         .found
@@ -50,10 +50,17 @@ pub async fn search_folds_width_and_case_and_keeps_to_the_filter(store: &impl cr
         [("x".to_owned(), "API の設計".to_owned())]
     );
     let query = Query::parse("Api").unwrap().unwrap();
-    let results = store
-        .search(&ns, &Filter::default(), &query, None, None, usize::MAX)
-        .await
-        .unwrap();
+    let results = kioku::memory::search(
+        store,
+        &ns,
+        &Filter::default(),
+        &query,
+        None,
+        None,
+        usize::MAX,
+    )
+    .await
+    .unwrap();
     assert!(
         results
             .found

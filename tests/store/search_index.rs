@@ -5,7 +5,8 @@
 
 use std::num::NonZeroU32;
 
-use kioku::domain::{Filter, Namespace, Query, Retention};
+use kioku::domain::{Filter, Namespace, Retention};
+use kioku::search::Query;
 
 use crate::conformance::{KEEP_ALL, entry, namespace, thread};
 use crate::search::search_for;

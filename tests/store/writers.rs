@@ -1,7 +1,8 @@
 //! Who wrote each entry and profile version comes back with it from every read: loads, searches,
 //! export pages and profile reads; what was stored without a writer stays without one.
 
-use kioku::domain::{Filter, Profile, ProfileDraft, ProfileWrite, Query, Writer};
+use kioku::domain::{Filter, Profile, ProfileDraft, ProfileWrite, Writer};
+use kioku::search::Query;
 
 use crate::conformance::{KEEP_ALL, entry, load_all, namespace, thread};
 
@@ -54,10 +55,10 @@ pub async fn every_read_gives_each_entry_its_writer(store: &impl crate::Backend)
     let exported = store.threads_page(&ns, None, 10).await.unwrap();
     assert_eq!(exported[0].entries, saved, "an export's page");
     let query = Query::parse("kumquats").unwrap().unwrap();
-    let results = store
-        .search(&ns, &Filter::default(), &query, None, None, 100_000)
-        .await
-        .unwrap();
+    let results =
+        kioku::memory::search(store, &ns, &Filter::default(), &query, None, None, 100_000)
+            .await
+            .unwrap();
     let mut found: Vec<_> = results
         .found
         .into_iter()

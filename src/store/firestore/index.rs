@@ -12,7 +12,7 @@ use firestore::gcloud_sdk::google::firestore::v1::{
 
 use super::layout::{SEARCH_TERMS, TERMS_VERSION};
 use super::values::{entry, integer, string_value};
-use crate::domain::{MAX_QUERY_CHARS, terms};
+use crate::search::{MAX_QUERY_CHARS, terms};
 
 /// Most terms a thread document holds. Each is an index entry, and Firestore keeps at most
 /// 40,000 for a document
@@ -43,7 +43,7 @@ pub fn fields(terms: &BTreeSet<String>) -> HashMap<String, Value> {
         (SEARCH_TERMS.to_owned(), array(terms)),
         (
             TERMS_VERSION.to_owned(),
-            integer(crate::domain::TERMS_VERSION),
+            integer(crate::search::TERMS_VERSION),
         ),
     ])
 }
@@ -65,7 +65,7 @@ pub fn appended(terms: &BTreeSet<String>) -> FieldTransform {
 pub fn is_indexed(doc: &Document) -> bool {
     matches!(
         doc.fields.get(TERMS_VERSION).and_then(|v| v.value_type.as_ref()),
-        Some(ValueType::IntegerValue(version)) if *version == crate::domain::TERMS_VERSION
+        Some(ValueType::IntegerValue(version)) if *version == crate::search::TERMS_VERSION
     )
 }
 

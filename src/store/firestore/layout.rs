@@ -21,9 +21,9 @@ pub const ENTRY_COUNT: &str = "entry_count";
 /// What a load reads of a thread: its entries, and the tracked fields that tell they are whole.
 pub const LOADED: [&str; 3] = [ENTRIES, NEWEST_MICROS, ENTRY_COUNT];
 /// Kept in step with `entries` by every kioku write (index.rs), so that a search reads only the
-/// threads holding its terms: the distinct [`terms`](crate::domain::terms) of the thread's
+/// threads holding its terms: the distinct [`terms`](crate::search::terms) of the thread's
 /// entries (an array, which `array-contains` and `array-contains-any` query), and the
-/// [`TERMS_VERSION`](crate::domain::TERMS_VERSION) that wrote them. The original's threads lack
+/// [`TERMS_VERSION`](crate::search::TERMS_VERSION) that wrote them. The original's threads lack
 /// both until the backfill sets them.
 pub const SEARCH_TERMS: &str = "search_terms";
 pub const TERMS_VERSION: &str = "terms_version";

@@ -18,7 +18,8 @@ use super::failure::unavailable;
 use super::layout::{LOADED, SEARCH_TERMS, TERMS_VERSION, THREADS};
 use super::tracked::tracks;
 use super::values::thread_entries;
-use crate::domain::{Candidate, Filter, MAX_CANDIDATES, Namespace, Query, TermCounts, terms};
+use crate::domain::{Filter, Namespace};
+use crate::search::{Candidate, MAX_CANDIDATES, Query, TermCounts, terms};
 use crate::store::{StoreError, usage};
 
 /// A count aggregation's answer.
@@ -91,7 +92,7 @@ impl FirestoreStore {
     /// when one is not (it would be found by no term). Two aggregations, at once.
     async fn indexed_threads(&self, ns: &Namespace) -> Result<Option<u64>, StoreError> {
         let version = |q: FirestoreQueryFilterBuilder| {
-            q.field(TERMS_VERSION).eq(crate::domain::TERMS_VERSION)
+            q.field(TERMS_VERSION).eq(crate::search::TERMS_VERSION)
         };
         let (counted, indexed) = tokio::join!(self.count(ns), self.count_where(ns, version, None));
         let threads = counted?.all.threads;

@@ -13,9 +13,10 @@ use super::values::{
 };
 use super::writes::{delete_write, entries_write};
 use crate::domain::{
-    Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
-    ProfileDraft, ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId, Vector,
+    Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile, ProfileDraft,
+    ProfileWrite, Retention, Thread, ThreadId, Vector,
 };
+use crate::search::{Candidate, Query, TermCounts};
 use crate::store::{Counts, Dropped, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
 
 #[async_trait]

@@ -20,9 +20,8 @@ use super::failure::unavailable;
 use super::layout::{AT_MICROS, EMBEDDED_BY, EMBEDDING, MODEL, THREAD, THREADS, VECTORS};
 use super::values::{document_id, integer, string_value, thread_entries};
 use super::writes::{expire_at_field, set_write};
-use crate::domain::{
-    Embedded, Entry, Filter, Located, MAX_NEAREST, ModelId, Namespace, ThreadId, Vector,
-};
+use crate::domain::{Embedded, Entry, Filter, Located, ModelId, Namespace, ThreadId, Vector};
+use crate::search::MAX_NEAREST;
 use crate::store::{StoreError, usage};
 
 /// The id of the vector document of the entry saved to `thread` at `at` with `summary`: its

@@ -5,7 +5,8 @@ use rusqlite::{Connection, Transaction, params};
 
 use super::search::{add_search_index, record_terms_version, register_functions, reindex_if_stale};
 use super::vectors::add_vectors;
-use crate::domain::{entry_micros, fold};
+use crate::domain::entry_micros;
+use crate::search::fold;
 
 /// Schema versions, applied in order at open; `PRAGMA user_version` records how many ran.
 const MIGRATIONS: &[fn(&Transaction) -> rusqlite::Result<()>] = &[

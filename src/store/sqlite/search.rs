@@ -14,7 +14,8 @@ use rusqlite::{Connection, Transaction, params_from_iter};
 use sha2::{Digest, Sha256};
 
 use super::sql::{filter_sql, located};
-use crate::domain::{Candidate, Filter, MAX_CANDIDATES, TERMS_VERSION, TermStats, terms};
+use crate::domain::Filter;
+use crate::search::{Candidate, MAX_CANDIDATES, TERMS_VERSION, TermStats, terms};
 
 /// 6: the search index (filled by [`reindex_if_stale`], after migration 7); the folded copies
 /// it replaces are gone.

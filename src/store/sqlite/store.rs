@@ -10,9 +10,10 @@ use super::snapshot::Snapshot;
 use super::sql::{self, counts};
 use super::{SqliteStore, Stop, profile, search, vectors};
 use crate::domain::{
-    Candidate, Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile,
-    ProfileDraft, ProfileWrite, Query, Retention, TermCounts, Thread, ThreadId, Vector,
+    Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile, ProfileDraft,
+    ProfileWrite, Retention, Thread, ThreadId, Vector,
 };
+use crate::search::{Candidate, Query, TermCounts};
 use crate::store::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
 
 #[async_trait]

@@ -8,7 +8,8 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, Transaction, params, params_from_iter};
 
 use super::sql::{entry, filter_sql, located};
-use crate::domain::{Embedded, Entry, Filter, Located, MAX_NEAREST, Vector};
+use crate::domain::{Embedded, Entry, Filter, Located, Vector};
+use crate::search::MAX_NEAREST;
 use crate::store::{EntryKey, StoreError, Unembedded};
 
 /// 8: the entries' vectors, and the model that computed each.

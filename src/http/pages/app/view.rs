@@ -8,12 +8,13 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
 use super::{Visit, add_cookie, posted, see_other, switch_url};
-use crate::domain::{Found, KEPT_PROFILE_VERSIONS, Namespace};
+use crate::domain::{KEPT_PROFILE_VERSIONS, Namespace};
 use crate::http::cookies::Jar;
 use crate::http::pages::views::{AppView, EntryView, MemoryPage, ThreadView, heading, saved_by};
 use crate::http::state::AppState;
 use crate::memory::{LoadAnswer, LoadRequest, MemoryError, ProfileReadRequest};
 use crate::oauth::connected::connected_apps;
+use crate::search::Found;
 
 /// What `GET /app` may be asked: the outcome of the form just sent, a language, an earlier
 /// version of the profile to show in its box.

@@ -3,9 +3,10 @@
 
 use askama::Template;
 
-use crate::domain::{Entry, Found, Thread, Writer};
+use crate::domain::{Entry, Thread, Writer};
 use crate::http::pages::Text;
 use crate::oauth::connected::ConnectedApp;
+use crate::search::Found;
 
 #[derive(Template)]
 #[template(path = "app/sign_in.html")]

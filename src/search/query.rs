@@ -1,7 +1,8 @@
 //! A search's question, read into the terms it is ranked by. Text and question are folded
 //! alike (NFKC, lowercase), so `ＡＰＩ` finds `api` and half-width katakana finds full-width.
 
-use super::{ValidationError, fold, terms};
+use super::{fold, terms};
+use crate::domain::ValidationError;
 
 /// Most words a question may hold: a person's question, or a long one pasted whole, fits.
 pub const MAX_QUERY_WORDS: usize = 60;

@@ -7,11 +7,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::budget::{Budget, cut_to_fit, json_chars};
+use super::Query;
 use super::relevance::{Scorer, TermCounts, TermStats};
 use super::surface::words_holding;
-use super::ties::Ties;
-use super::{Entry, Filter, Located, Query, Writer, cursor};
+use crate::domain::{Budget, Entry, Filter, Located, Ties, Writer, cursor, cut_to_fit, json_chars};
 
 /// Most terms a result names in `matched`.
 const MAX_MATCHED: usize = 8;
@@ -220,7 +219,7 @@ fn refuse(results: &mut Results, ties: &mut Ties<SearchCursor>, key: SearchCurso
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::budget::ENVELOPE_CHARS;
+    use crate::domain::ENVELOPE_CHARS;
 
     /// Entries matching `word` once each, newest first; `b` and `c` saved at the same instant.
     fn candidates() -> Vec<Candidate> {

@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use super::search::{Ranked, sort};
-use super::{Filter, Located};
+use super::results::{Ranked, sort};
+use crate::domain::{Filter, Located};
 
 /// The usual constant: it damps the weight of the very first ranks.
 const K: f64 = 60.0;

@@ -1,6 +1,7 @@
 //! What a load asks for: a page of threads, or a search.
 
-use super::{Filter, Query, SearchCursor};
+use crate::domain::Filter;
+use crate::search::{Query, SearchCursor};
 
 /// What a load asks for: a page of threads, or search results.
 #[derive(Debug, Clone, PartialEq, Eq)]
