@@ -158,6 +158,18 @@ fn use_paths(code: &str) -> Vec<(Vec<String>, bool)> {
     paths
 }
 
+/// `code` without its `use` declarations, which [`use_paths`] reads: a re-export is no arrow.
+fn without_uses(code: &str) -> String {
+    let mut out = String::new();
+    let mut rest = code;
+    while let Some(at) = find_use(rest) {
+        out.push_str(&rest[..at]);
+        rest = &rest[rest[at..].find(';').map_or(rest.len(), |e| at + e)..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The position of the next `use ` keyword that starts a declaration.
 fn find_use(code: &str) -> Option<usize> {
     let mut from = 0;
@@ -227,16 +239,26 @@ fn split_top(list: &str) -> Vec<&str> {
     parts.into_iter().filter(|p| !p.is_empty()).collect()
 }
 
-/// Paths written out in code: `crate::a::b`, `super::c`.
-fn inline_paths(code: &str) -> Vec<Vec<String>> {
+/// Paths written out in code: `crate::a::b`, `super::c`, `self::d`, and `e::f` where `e` is
+/// one of `children`, the modules the code's own module declares (a `mod.rs` calling into its
+/// files by name).
+fn inline_paths(code: &str, children: &[String]) -> Vec<Vec<String>> {
+    let code = without_uses(code);
     let mut paths = Vec::new();
-    for start in ["crate::", "super::"] {
-        let mut rest = code;
-        while let Some(i) = rest.find(start) {
+    let starts = ["crate", "super", "self"]
+        .into_iter()
+        .map(str::to_owned)
+        .chain(children.iter().cloned());
+    for start in starts.map(|name| format!("{name}::")) {
+        let mut rest = code.as_str();
+        while let Some(i) = rest.find(&start) {
+            // Not the tail of a longer path (`std::io::error::`), nor of a longer name, nor
+            // a visibility (`pub(in crate::a)`), which names a module without using it.
             let boundary = rest[..i]
                 .chars()
                 .last()
-                .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+                .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                && !rest[..i].ends_with("(in ");
             let tail: String = rest[i..]
                 .chars()
                 .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
@@ -320,7 +342,12 @@ fn imports() -> BTreeMap<String, BTreeSet<String>> {
             .filter(|(_, public)| !public)
             .map(|(path, _)| path);
         let mut edges = BTreeSet::new();
-        for path in named.chain(inline_paths(&module.code)) {
+        let children: Vec<String> = modules
+            .keys()
+            .filter(|m| m.len() == at.len() + 1 && m.starts_with(at))
+            .map(|m| m.last().unwrap().clone())
+            .collect();
+        for path in named.chain(inline_paths(&module.code, &children)) {
             let Some(full) = absolute(at, &path) else {
                 continue;
             };
@@ -448,7 +475,12 @@ fn the_check_finds_a_circle_and_follows_re_exports() {
             words(&["super", "g"])
         ]
     );
-    assert_eq!(inline_paths(code), [words(&["crate", "h", "i"])]);
+    assert_eq!(inline_paths(code, &[]), [words(&["crate", "h", "i"])]);
+    let calls = "pub use child::m;\npub(in crate::n) fn f() { child::g(); std::io::child::h(); self::k::l(); }";
+    assert_eq!(
+        inline_paths(calls, &["child".to_owned()]),
+        [words(&["self", "k", "l"]), words(&["child", "g"])]
+    );
     let graph: BTreeMap<String, BTreeSet<String>> = [
         ("a", vec!["b"]),
         ("b", vec!["c"]),

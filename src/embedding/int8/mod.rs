@@ -8,6 +8,7 @@
 //! sum. The sums are exact 32-bit integers, so the VNNI kernel and the portable one give the
 //! same outputs to the bit (the tests below check it).
 
+mod packed;
 #[cfg(target_arch = "x86_64")]
 mod vnni;
 
@@ -15,11 +16,7 @@ use candle_core::{CpuStorage, CustomOp1, Layout, Module, Result, Shape, Tensor};
 use candle_nn::Linear;
 
 use super::activations::values;
-
-/// Outputs per block of packed weights: one 512-bit register of 32-bit sums.
-const LANES: usize = 16;
-/// Inputs one VNNI instruction adds into each output.
-const GROUP: usize = 4;
+use packed::{Packed, Scale};
 
 /// Whether this CPU has the instructions int8 products are fast with.
 pub fn available() -> bool {
@@ -31,15 +28,7 @@ pub fn available() -> bool {
 
 /// A linear layer's weights packed for int8 products, with the kernel this CPU runs them by.
 pub struct Int8Linear {
-    inputs: usize,
-    outputs: usize,
-    /// In blocks of 16 outputs, each `[inputs / 4][16][4]`: one 64-byte load holds four
-    /// inputs' weights for sixteen outputs, the shape of one VNNI instruction.
-    weights: Vec<i8>,
-    /// Per output: its weights' scale, and their sum.
-    scales: Vec<f32>,
-    sums: Vec<i32>,
-    bias: Vec<f32>,
+    packed: Packed,
     /// Whether the VNNI kernel runs them, or the portable one.
     vnni: bool,
 }
@@ -48,55 +37,29 @@ impl Int8Linear {
     /// `linear`'s weights in int8; `None` when its shape does not fit the blocks (inputs and
     /// outputs multiples of 16: BERT's are multiples of 64).
     pub fn quantize(linear: &Linear) -> Result<Option<Self>> {
-        let (outputs, inputs) = linear.weight().dims2()?;
-        if outputs % LANES != 0 || inputs % LANES != 0 {
-            return Ok(None);
-        }
-        let weights: Vec<Vec<f32>> = linear.weight().to_vec2()?;
-        let bias = match linear.bias() {
-            Some(bias) => bias.to_vec1()?,
-            None => vec![0.0; outputs],
-        };
-        let mut packed = vec![0; outputs * inputs];
-        let (mut scales, mut sums) = (Vec::with_capacity(outputs), Vec::with_capacity(outputs));
-        for (output, row) in weights.iter().enumerate() {
-            let scale = weight_scale(row);
-            let mut sum = 0;
-            for (input, &weight) in row.iter().enumerate() {
-                let value = (weight / scale).round_ties_even().clamp(-127.0, 127.0) as i8;
-                sum += i32::from(value);
-                packed[packed_index(inputs, output, input)] = value;
-            }
-            scales.push(scale);
-            sums.push(sum);
-        }
-        Ok(Some(Self {
-            inputs,
-            outputs,
-            weights: packed,
-            scales,
-            sums,
-            bias,
+        Ok(Packed::quantize(linear)?.map(|packed| Self {
+            packed,
             vnni: available(),
         }))
     }
 
     /// `rows` rows of inputs times the weights, plus the bias: `rows × outputs` values.
     fn product(&self, xs: &[f32], rows: usize) -> Vec<f32> {
-        let mut quantized = vec![0; rows * self.inputs];
+        let layer = &self.packed;
+        let mut quantized = vec![0; rows * layer.inputs];
         let mut row_scales = vec![Scale::default(); rows];
-        let mut out = vec![0.0; rows * self.outputs];
+        let mut out = vec![0.0; rows * layer.outputs];
         #[cfg(target_arch = "x86_64")]
         if self.vnni {
             // SAFETY: `vnni` is set only where the CPU has the instructions (`available`).
             unsafe {
-                vnni::quantize(xs, self.inputs, &mut quantized, &mut row_scales);
-                vnni::product(self, &quantized, &row_scales, &mut out);
+                vnni::quantize(xs, layer.inputs, &mut quantized, &mut row_scales);
+                vnni::product(layer, &quantized, &row_scales, &mut out);
             }
             return out;
         }
-        quantize(xs, self.inputs, &mut quantized, &mut row_scales);
-        product(self, &quantized, &row_scales, &mut out);
+        packed::quantize(xs, layer.inputs, &mut quantized, &mut row_scales);
+        packed::product(layer, &quantized, &row_scales, &mut out);
         out
     }
 }
@@ -116,86 +79,12 @@ impl CustomOp1 for Int8Linear {
         let values = values(self.name(), storage, layout)?;
         let mut dims = layout.shape().dims().to_vec();
         match dims.last_mut() {
-            Some(last) if *last == self.inputs => *last = self.outputs,
-            _ => candle_core::bail!("int8-linear takes rows of {} values", self.inputs),
+            Some(last) if *last == self.packed.inputs => *last = self.packed.outputs,
+            _ => candle_core::bail!("int8-linear takes rows of {} values", self.packed.inputs),
         }
-        let out = self.product(values, values.len() / self.inputs);
+        let out = self.product(values, values.len() / self.packed.inputs);
         Ok((CpuStorage::F32(out), Shape::from(dims)))
     }
-}
-
-/// Where the weight of `output` for `input` is in the packed blocks.
-fn packed_index(inputs: usize, output: usize, input: usize) -> usize {
-    let block = output / LANES * LANES * inputs;
-    block + input / GROUP * LANES * GROUP + output % LANES * GROUP + input % GROUP
-}
-
-/// How one row of inputs became bytes: `x ≈ (byte − zero) · step`.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct Scale {
-    step: f32,
-    zero: i32,
-}
-
-impl Scale {
-    /// The step and zero that map the row's range, widened to hold 0, onto 0..=255.
-    fn of(min: f32, max: f32) -> Self {
-        let (min, max) = (min.min(0.0), max.max(0.0));
-        let step = if max > min { (max - min) / 255.0 } else { 1.0 };
-        Self {
-            step,
-            zero: (-min / step).round_ties_even() as i32,
-        }
-    }
-}
-
-/// The scale of one output's weights: their largest magnitude maps to 127.
-fn weight_scale(values: &[f32]) -> f32 {
-    let max = values.iter().fold(0.0_f32, |max, v| max.max(v.abs()));
-    if max > 0.0 { max / 127.0 } else { 1.0 }
-}
-
-/// Each row of `xs` to bytes, with its scale.
-fn quantize(xs: &[f32], inputs: usize, out: &mut [u8], scales: &mut [Scale]) {
-    for ((row, bytes), scale) in xs
-        .chunks_exact(inputs)
-        .zip(out.chunks_exact_mut(inputs))
-        .zip(scales.iter_mut())
-    {
-        let (min, max) = row.iter().fold((0.0_f32, 0.0_f32), |(min, max), &x| {
-            (min.min(x), max.max(x))
-        });
-        *scale = Scale::of(min, max);
-        let inverse = 1.0 / scale.step;
-        for (byte, &x) in bytes.iter_mut().zip(row) {
-            *byte = ((x * inverse).round_ties_even() as i32 + scale.zero).clamp(0, 255) as u8;
-        }
-    }
-}
-
-/// The products one value at a time: where the CPU lacks VNNI.
-fn product(layer: &Int8Linear, quantized: &[u8], row_scales: &[Scale], out: &mut [f32]) {
-    let inputs = layer.inputs;
-    for ((row, &row_scale), out) in quantized
-        .chunks_exact(inputs)
-        .zip(row_scales)
-        .zip(out.chunks_exact_mut(layer.outputs))
-    {
-        for (output, value) in out.iter_mut().enumerate() {
-            let sum: i32 = (row.iter().enumerate())
-                .map(|(input, &x)| {
-                    i32::from(x) * i32::from(layer.weights[packed_index(inputs, output, input)])
-                })
-                .sum();
-            *value = dequantize(layer, output, sum, row_scale);
-        }
-    }
-}
-
-/// One output from its integer sum, in the order the VNNI kernel computes it.
-fn dequantize(layer: &Int8Linear, output: usize, sum: i32, row_scale: Scale) -> f32 {
-    let exact = sum - row_scale.zero * layer.sums[output];
-    exact as f32 * (row_scale.step * layer.scales[output]) + layer.bias[output]
 }
 
 #[cfg(test)]
@@ -276,11 +165,11 @@ mod tests {
                     // SAFETY: the CPU has the instructions (checked above).
                     unsafe {
                         vnni::quantize(&xs, inputs, &mut quantized, &mut scales);
-                        vnni::product(&layer, &quantized, &scales, &mut out);
+                        vnni::product(&layer.packed, &quantized, &scales, &mut out);
                     }
                 } else {
-                    quantize(&xs, inputs, &mut quantized, &mut scales);
-                    product(&layer, &quantized, &scales, &mut out);
+                    packed::quantize(&xs, inputs, &mut quantized, &mut scales);
+                    packed::product(&layer.packed, &quantized, &scales, &mut out);
                 }
                 (quantized, scales, out)
             };

@@ -3,7 +3,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{GROUP, Int8Linear, LANES, Scale};
+use super::packed::{GROUP, LANES, Packed, Scale};
 
 pub fn available() -> bool {
     is_x86_feature_detected!("avx512f")
@@ -11,8 +11,8 @@ pub fn available() -> bool {
         && is_x86_feature_detected!("avx512vnni")
 }
 
-/// What `super::quantize` computes, sixteen values an instruction. The inputs are a multiple
-/// of 16 (`Int8Linear::quantize`).
+/// What `packed::quantize` computes, sixteen values an instruction. The inputs are a multiple
+/// of 16 (`Packed::quantize`).
 ///
 /// # Safety
 /// The CPU must have AVX-512 F and BW.
@@ -45,12 +45,12 @@ pub unsafe fn quantize(xs: &[f32], inputs: usize, out: &mut [u8], scales: &mut [
     }
 }
 
-/// What `super::product` computes.
+/// What `packed::product` computes.
 ///
 /// # Safety
 /// The CPU must have AVX-512 F, BW and VNNI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-pub unsafe fn product(layer: &Int8Linear, quantized: &[u8], row_scales: &[Scale], out: &mut [f32]) {
+pub unsafe fn product(layer: &Packed, quantized: &[u8], row_scales: &[Scale], out: &mut [f32]) {
     let (rows, blocks) = (row_scales.len(), layer.outputs / LANES);
     let mut block = 0;
     while block < blocks {
@@ -84,7 +84,7 @@ struct Tile {
 /// `R` rows by `C` blocks of 16 outputs.
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
 unsafe fn tile<const R: usize, const C: usize>(
-    layer: &Int8Linear,
+    layer: &Packed,
     quantized: &[u8],
     row_scales: &[Scale],
     out: &mut [f32],

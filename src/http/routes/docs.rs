@@ -4,7 +4,7 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
-use super::get_or_head;
+use super::get_or_head::get_or_head;
 use crate::domain::Door;
 use crate::guide::{self, Language};
 use crate::http::error::ApiError;

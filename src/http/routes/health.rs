@@ -3,7 +3,7 @@
 use actix_web::{HttpResponse, web};
 use serde_json::json;
 
-use super::get_or_head;
+use super::get_or_head::get_or_head;
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
 

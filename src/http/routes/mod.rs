@@ -1,6 +1,6 @@
 //! The handlers of the API, MCP, OAuth's machine endpoints and the operator's (the pages are
-//! `web`), one module per resource; each registers its own routes. Handlers are thin:
-//! they read the request, call `memory` (or the store, for operators) and answer.
+//! in `pages`), one module per resource; each registers its own routes. Handlers are thin:
+//! they read the request, call `memory` (or an export, the OAuth server) and answer.
 
 mod admin;
 mod admin_export;
@@ -10,21 +10,17 @@ pub(super) mod export_stream;
 pub(super) mod fallback;
 // The schema names the GPT's operations, in these two.
 pub(super) mod forget;
+mod get_or_head;
 mod gpt_errors;
 mod health;
 mod mcp;
 pub(super) mod memory;
 mod oauth;
 
-use actix_web::{Route, guard, web};
+use actix_web::web;
 
+pub use get_or_head::get_or_head;
 pub use mcp::endpoint as mcp_endpoint;
-
-/// A route for GET and for HEAD, which uptime probes and link checkers send: actix-http
-/// answers a HEAD with the GET's headers and no body.
-pub(super) fn get_or_head() -> Route {
-    web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
-}
 
 /// The route table of everything but the pages, which `serve` registers first.
 pub fn configure(cfg: &mut web::ServiceConfig) {

@@ -6,7 +6,9 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
-use super::{Visit, posted, see_other, switch_url};
+use super::answer::{render, switch_url, unavailable};
+use super::visit::{Visit, posted};
+use crate::http::pages::respond::see_other;
 use crate::http::pages::views::DisconnectPage;
 use crate::http::state::AppState;
 use crate::oauth::connected::{connected_apps, disconnect as revoke};
@@ -35,7 +37,7 @@ pub(super) async fn disconnect(
         .await
     {
         Ok(apps) => apps.into_iter().find(|a| a.grant_id == form.grant_id),
-        Err(err) => return super::unavailable(visit.t, &err),
+        Err(err) => return unavailable(visit.t, &err),
     };
     let Some(connected) = connected else {
         return see_other("/app?done=gone");
@@ -51,14 +53,14 @@ pub(super) async fn disconnect(
     {
         Ok(true) => {}
         Ok(false) => return see_other("/app?done=gone"),
-        Err(err) => return super::unavailable(visit.t, &err),
+        Err(err) => return unavailable(visit.t, &err),
     }
     if !forget {
         return see_other("/app?done=disconnected");
     }
     match app.memory.forget_written_by(ns, &connected.client_id).await {
         Ok(_) => see_other("/app?done=disconnected_forgotten"),
-        Err(err) => super::unavailable(visit.t, &err),
+        Err(err) => unavailable(visit.t, &err),
     }
 }
 
@@ -75,9 +77,9 @@ async fn confirm(
         .await
     {
         Ok(saved) => saved,
-        Err(err) => return super::unavailable(t, &err),
+        Err(err) => return unavailable(t, &err),
     };
-    super::render(
+    render(
         StatusCode::OK,
         &DisconnectPage {
             t,

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 
-use super::Visit;
+use super::answer::unavailable;
+use super::visit::Visit;
 use crate::http::routes::export_stream::{self, Audit};
 use crate::http::state::AppState;
 use crate::transfer::Export;
@@ -20,7 +21,7 @@ pub(super) async fn export(req: HttpRequest, app: web::Data<AppState>) -> HttpRe
     let mut export = Export::new(Arc::clone(&app.store), vec![ns.clone()], app.limit);
     let first = match export.next_line().await {
         Ok(first) => first,
-        Err(err) => return super::unavailable(visit.t, &err),
+        Err(err) => return unavailable(visit.t, &err),
     };
     let audit = Audit {
         remote_ip: app.site.client_address(&req),

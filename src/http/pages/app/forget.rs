@@ -5,7 +5,9 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
-use super::{Visit, notice, posted, refused, see_other, switch_url};
+use super::answer::{notice, refused, render, switch_url, unavailable};
+use super::visit::{Visit, posted};
+use crate::http::pages::respond::see_other;
 use crate::http::pages::views::{ConfirmPage, EntryView};
 use crate::http::state::AppState;
 use crate::memory::{ForgetRequest, LoadAnswer, LoadRequest, MemoryError};
@@ -48,7 +50,7 @@ pub(super) async fn forget(
     match app.memory.forget(&visit.session.namespace, &request).await {
         Ok(_) => see_other(done),
         Err(MemoryError::NothingToForget(_)) => see_other("/app?done=gone"),
-        Err(MemoryError::Store(err)) => super::unavailable(visit.t, &err),
+        Err(MemoryError::Store(err)) => unavailable(visit.t, &err),
         Err(err) => {
             let (status, message) = refused(visit.t, &err);
             notice(visit.t, status, message)
@@ -83,7 +85,7 @@ async fn confirm(
             loaded.truncation().omitted_entries(),
         ),
         Ok(LoadAnswer::Searched(_)) => (None, 0),
-        Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
+        Err(MemoryError::Store(err)) => return unavailable(t, &err),
         Err(err) => {
             let (status, message) = refused(t, &err);
             return notice(t, status, message);
@@ -113,7 +115,7 @@ async fn confirm(
                 .replace("{shown}", &shown.to_string())
         }
     };
-    super::render(
+    render(
         StatusCode::OK,
         &ConfirmPage {
             t,
@@ -134,9 +136,9 @@ async fn confirm_profile(app: &AppState, visit: &Visit) -> HttpResponse {
     let current = match app.memory.current_profile(&visit.session.namespace).await {
         Ok(Some(current)) => current,
         Ok(None) => return see_other("/app?done=gone"),
-        Err(err) => return super::unavailable(t, &err),
+        Err(err) => return unavailable(t, &err),
     };
-    super::render(
+    render(
         StatusCode::OK,
         &ConfirmPage {
             t,

@@ -5,9 +5,11 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
+use super::answer::{refused, unavailable};
 use super::view::View;
-use super::{posted, refused, see_other};
+use super::visit::posted;
 use crate::error_code::ErrorCode;
+use crate::http::pages::respond::see_other;
 use crate::http::state::AppState;
 use crate::memory::{MemoryError, ProfileWriteRequest};
 
@@ -46,7 +48,7 @@ pub(super) async fn rewrite(
             let (version, rival) = current.map_or((0, None), |p| (p.version, Some(p.profile)));
             (refused(t, ErrorCode::ProfileConflict), version, rival)
         }
-        Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
+        Err(MemoryError::Store(err)) => return unavailable(t, &err),
         Err(err) => {
             let expected = form.expected_version.parse().unwrap_or(0);
             (refused(t, &err), expected, None)

@@ -7,12 +7,14 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::{add_cookie, anonymous_form, language, lasts, posted, see_other};
+use super::answer::{language, notice, provider, sign_in_page, unavailable};
+use super::visit::{anonymous_form, lasts, posted};
 use crate::domain::{Door, Namespace};
 use crate::gate::Refusal;
 use crate::http::cookies::{Form, Jar};
 use crate::http::error::retry_after;
 use crate::http::pages::Text;
+use crate::http::pages::respond::{add_cookie, see_other};
 use crate::http::state::AppState;
 
 #[derive(Deserialize)]
@@ -34,7 +36,7 @@ async fn sign_in_form(
     let form: SignInForm = anonymous_form(t, body).await?;
     if !Jar::of(req, app).csrf_matches(Form::PageSignIn, &form.csrf) {
         let problem = Some(t.app.form_expired);
-        return Err(super::sign_in_page(
+        return Err(sign_in_page(
             req,
             app,
             t,
@@ -55,7 +57,7 @@ pub(super) async fn sign_in(
         Ok(posted) => posted,
         Err(answer) => return answer,
     };
-    let again = |status, problem| super::sign_in_page(&req, &app, t, status, None, Some(problem));
+    let again = |status, problem| sign_in_page(&req, &app, t, status, None, Some(problem));
     let client = app.site.client_address(&req);
     let signed_in = match app.gate.typed(client, &form.token, Door::Page) {
         Ok(signed_in) => signed_in,
@@ -82,7 +84,7 @@ pub(in crate::http::pages) async fn enter(
     if let Some(earlier) = jar.session()
         && let Err(err) = app.gate.sessions().close(&earlier).await
     {
-        return super::unavailable(t, &err);
+        return unavailable(t, &err);
     }
     match app.gate.sessions().open(namespace, token_digest).await {
         Ok((value, session)) => {
@@ -90,13 +92,8 @@ pub(in crate::http::pages) async fn enter(
             add_cookie(&mut answer, jar.session_cookie(&value, lasts(&session)));
             answer
         }
-        Err(err) => super::unavailable(t, &err),
+        Err(err) => unavailable(t, &err),
     }
-}
-
-/// The OpenID Provider people may sign in at, if one is configured.
-pub(super) fn provider(app: &AppState) -> Option<&str> {
-    app.oauth.as_deref()?.upstream_issuer()
 }
 
 /// `POST /app/sign-in/provider`: on to the OpenID Provider, with the `state` this browser must
@@ -110,9 +107,9 @@ pub(super) async fn at_provider(
         Ok((t, _)) => t,
         Err(answer) => return answer,
     };
-    let again = |status, problem| super::sign_in_page(&req, &app, t, status, None, Some(problem));
+    let again = |status, problem| sign_in_page(&req, &app, t, status, None, Some(problem));
     let Some(oauth) = app.oauth.as_ref().filter(|_| provider(&app).is_some()) else {
-        return super::notice(t, StatusCode::NOT_FOUND, t.app.form_expired);
+        return notice(t, StatusCode::NOT_FOUND, t.app.form_expired);
     };
     // Each sign-in begun is stored until it ends or expires.
     let client = app.site.client_address(&req);
@@ -126,7 +123,7 @@ pub(super) async fn at_provider(
             add_cookie(&mut answer, Jar::of(&req, &app).sign_in_cookie(&state));
             answer
         }
-        Err(err) => super::unavailable(t, &err),
+        Err(err) => unavailable(t, &err),
     }
 }
 
@@ -143,7 +140,7 @@ pub(super) async fn sign_out(
     let jar = Jar::of(&req, &app);
     let value = jar.session().unwrap_or_default();
     if let Err(err) = app.gate.sessions().close(&value).await {
-        return super::unavailable(visit.t, &err);
+        return unavailable(visit.t, &err);
     }
     let mut answer = see_other("/app?done=signed_out");
     add_cookie(&mut answer, jar.session_cleared());

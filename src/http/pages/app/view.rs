@@ -7,9 +7,11 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
-use super::{Visit, add_cookie, posted, see_other, switch_url};
+use super::answer::{language, refused, render, sign_in_page, switch_url, unavailable};
+use super::visit::{Visit, posted};
 use crate::domain::{KEPT_PROFILE_VERSIONS, Namespace};
 use crate::http::cookies::Jar;
+use crate::http::pages::respond::{add_cookie, see_other};
 use crate::http::pages::views::{AppView, EntryView, MemoryPage, ThreadView, heading, saved_by};
 use crate::http::state::AppState;
 use crate::memory::{LoadAnswer, LoadRequest, MemoryError, ProfileReadRequest};
@@ -61,8 +63,8 @@ pub(super) async fn show(
                         view.profile = Some(shown);
                         view.notice = Some(t.app.profile_earlier);
                     }
-                    Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
-                    Err(err) => view.problem = Some(super::refused(t, &err)),
+                    Err(MemoryError::Store(err)) => return unavailable(t, &err),
+                    Err(err) => view.problem = Some(refused(t, &err)),
                 }
             }
             view.render(&app, &visit).await
@@ -70,8 +72,8 @@ pub(super) async fn show(
         Err(_)
             if done.as_deref() == Some("signed_out") && Jar::of(&req, &app).session().is_none() =>
         {
-            let t = super::language(&req, &app);
-            super::sign_in_page(&req, &app, t, StatusCode::OK, Some(t.app.signed_out), None)
+            let t = language(&req, &app);
+            sign_in_page(&req, &app, t, StatusCode::OK, Some(t.app.signed_out), None)
         }
         Err(answer) => answer,
     };
@@ -174,8 +176,8 @@ impl View<'_> {
                     .collect();
                 older = searched.truncation().next_before().map(str::to_owned);
             }
-            Err(MemoryError::Store(err)) => return super::unavailable(t, &err),
-            Err(err) => problem = Some(super::refused(t, &err)),
+            Err(MemoryError::Store(err)) => return unavailable(t, &err),
+            Err(err) => problem = Some(refused(t, &err)),
         }
         // Read whole: a load's copy may be cut to fit its budget, and saved back it would cut
         // the profile.
@@ -187,7 +189,7 @@ impl View<'_> {
                     current.writer.map(|w| saved_by(t, &w)),
                 ),
                 Ok(None) => ((String::new(), 0), None),
-                Err(err) => return super::unavailable(t, &err),
+                Err(err) => return unavailable(t, &err),
             },
         };
         let apps: Vec<AppView> = match app
@@ -199,7 +201,7 @@ impl View<'_> {
                 let zone = app.memory.rules().timezone;
                 apps.into_iter().map(|a| AppView::new(t, a, zone)).collect()
             }
-            Err(err) => return super::unavailable(t, &err),
+            Err(err) => return unavailable(t, &err),
         };
         let (status, problem) = match problem {
             Some((status, message)) => (status, Some(message)),
@@ -231,7 +233,7 @@ impl View<'_> {
             show_apps: app.oauth.is_some() || !apps.is_empty(),
             apps,
         };
-        super::render(status, &page)
+        render(status, &page)
     }
 }
 

@@ -1,0 +1,119 @@
+//! Who is visiting the memory page: their session and language, and the forms they post,
+//! each checked against the session's CSRF token.
+
+use actix_web::cookie::time::Duration;
+use actix_web::http::StatusCode;
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use serde::de::DeserializeOwned;
+
+use super::answer::{language, notice, sign_in_page, unavailable, unreadable};
+use crate::credentials::Session;
+use crate::gate::Refusal;
+use crate::http::cookies::Jar;
+use crate::http::error::retry_after;
+use crate::http::limits::{FORM_BODY_BYTES, read_body};
+use crate::http::pages::Text;
+use crate::http::pages::respond::add_cookie;
+use crate::http::state::AppState;
+
+/// A request from a signed-in person, admitted by their namespace's rate limit.
+pub(super) struct Visit {
+    pub(super) session: Session,
+    pub(super) t: &'static Text,
+}
+
+impl Visit {
+    /// The person's session and language, or the answer for a request that has none: the
+    /// sign-in page (saying the sign-in ended, if the browser held one), a page asking them
+    /// to wait, or one saying the memory cannot be reached.
+    pub(super) async fn of(req: &HttpRequest, app: &AppState) -> Result<Self, HttpResponse> {
+        let t = language(req, app);
+        let jar = Jar::of(req, app);
+        let presented = jar.session();
+        let found = match &presented {
+            Some(value) => app.gate.session(value).await,
+            None => Ok(None),
+        };
+        let session = match found {
+            Ok(Some(session)) => session,
+            Ok(None) => {
+                let (status, notice) = match (&presented, req.method().as_str()) {
+                    (None, "GET") => (StatusCode::OK, None),
+                    _ => (StatusCode::UNAUTHORIZED, Some(t.app.session_ended)),
+                };
+                let mut answer = sign_in_page(req, app, t, status, notice, None);
+                if presented.is_some() {
+                    add_cookie(&mut answer, jar.session_cleared());
+                }
+                return Err(answer);
+            }
+            Err(Refusal::RateLimited(wait)) => {
+                let answer = notice(t, StatusCode::TOO_MANY_REQUESTS, t.app.unavailable);
+                return Err(retry_after(answer, wait));
+            }
+            Err(err) => return Err(unavailable(t, &err)),
+        };
+        // The request log names the namespace, as for the API.
+        req.extensions_mut().insert(session.namespace.clone());
+        Ok(Self { session, t })
+    }
+
+    /// The posted form, if it can be read and carries this session's CSRF token; else the
+    /// status that refuses it.
+    fn form<T: DeserializeOwned>(&self, body: &[u8]) -> Result<T, StatusCode> {
+        let Csrf { csrf } = read_form(body)?;
+        if !self.session.csrf_matches(&csrf) {
+            return Err(StatusCode::FORBIDDEN);
+        }
+        read_form(body)
+    }
+}
+
+/// The CSRF token every form of the page carries, beside its own fields.
+#[derive(serde::Deserialize)]
+struct Csrf {
+    #[serde(default)]
+    csrf: String,
+}
+
+/// A signed-in person's posted form, its CSRF token checked; else the answer refusing it.
+/// The body is read only once the session is known, and only up to the page's limit.
+pub(super) async fn posted<T: DeserializeOwned>(
+    req: &HttpRequest,
+    app: &AppState,
+    body: web::Payload,
+) -> Result<(Visit, T), HttpResponse> {
+    let visit = Visit::of(req, app).await?;
+    let body = read_body(body, app.page_form_limit())
+        .await
+        .map_err(|err| unreadable(visit.t, &err))?;
+    match visit.form(&body) {
+        Ok(form) => Ok((visit, form)),
+        Err(status) => Err(notice(visit.t, status, visit.t.app.form_expired)),
+    }
+}
+
+/// The form of someone not signed in yet, read up to [`FORM_BODY_BYTES`]; else the answer
+/// refusing it.
+pub(super) async fn anonymous_form<T: DeserializeOwned>(
+    t: &'static Text,
+    body: web::Payload,
+) -> Result<T, HttpResponse> {
+    let body = read_body(body, FORM_BODY_BYTES)
+        .await
+        .map_err(|err| unreadable(t, &err))?;
+    read_form(&body).map_err(|status| notice(t, status, t.app.form_expired))
+}
+
+/// `body` as the form `T`, or the status that refuses it.
+fn read_form<T: DeserializeOwned>(body: &[u8]) -> Result<T, StatusCode> {
+    serde_urlencoded::from_bytes(body).map_err(|_| StatusCode::BAD_REQUEST)
+}
+
+/// How long the session cookie is kept: as long as the session.
+pub(super) fn lasts(session: &Session) -> Duration {
+    let secs = (session.expires_at - chrono::Utc::now())
+        .num_seconds()
+        .max(0);
+    Duration::seconds(secs)
+}
