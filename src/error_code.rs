@@ -46,7 +46,6 @@ impl ErrorBody {
         let limit = match err {
             MemoryError::Invalid(
                 ValidationError::TooLong { limit, .. }
-                | ValidationError::QueryTooManyWords { limit, .. }
                 | ValidationError::QueryTooLong { limit, .. },
             ) => Some(*limit),
             _ => None,
@@ -190,9 +189,7 @@ impl From<&ValidationError> for ErrorCode {
             ValidationError::InvalidThreadId(_) => Self::InvalidThreadId,
             ValidationError::MissingThreadId => Self::MissingThreadId,
             ValidationError::InvalidFilter { .. } => Self::InvalidFilter,
-            ValidationError::QueryTooManyWords { .. } | ValidationError::QueryTooLong { .. } => {
-                Self::QueryTooLong
-            }
+            ValidationError::QueryTooLong { .. } => Self::QueryTooLong,
         }
     }
 }

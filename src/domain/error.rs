@@ -32,11 +32,7 @@ pub enum ValidationError {
     )]
     MissingThreadId,
     #[error(
-        "`q` has {actual} words; the limit is {limit}. Ask with the person's question or its key phrase, shorter."
-    )]
-    QueryTooManyWords { actual: usize, limit: usize },
-    #[error(
-        "`q` has {actual} characters besides spaces; the limit is {limit}. Ask with the person's question or its key phrase, shorter."
+        "`q` has {actual} characters; the limit is {limit}. Ask with the person's question or its key phrase, shorter."
     )]
     QueryTooLong { actual: usize, limit: usize },
     #[error("`{name}` must be {expected}.")]

@@ -10,7 +10,6 @@ use utoipa::{Modify, OpenApi};
 use super::routes::forget::__path_forget;
 use super::routes::memory::{__path_memory_get, __path_memory_post};
 use crate::error_code::ErrorCode;
-use crate::search::MAX_QUERY_CHARS;
 use serde_json::json;
 
 /// The server URL of the committed `openapi/openapi.yaml`, for the user to replace.
@@ -70,7 +69,7 @@ pub fn document(options: &SchemaOptions) -> Document {
     let limits = [
         ("summary", options.max_summary_chars),
         ("profile", options.max_profile_chars),
-        ("q", MAX_QUERY_CHARS),
+        ("q", options.max_summary_chars),
     ];
     for (name, limit) in limits {
         let in_query = memory

@@ -15,7 +15,7 @@ use crate::domain::{
     Entry, Filter, Namespace, PageBuilder, Profile, Thread, ThreadId, ValidationError,
     parse_instant,
 };
-use crate::search::{Found, MAX_QUERY_CHARS, Query, SearchCursor};
+use crate::search::{Found, Query, SearchCursor};
 use lookup::Lookup;
 
 /// A load's parameters, all optional, as every door sends them: the API's query string or body,
@@ -23,9 +23,9 @@ use lookup::Lookup;
 /// sent until [`LoadRequest::lookup`] reads them; empty ones count as absent.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct LoadRequest {
-    /// Search: the person's question or its key phrase, in any language. The summaries most
-    /// relevant to it come back, best first, each with the terms it `matched`.
-    #[schemars(length(max = MAX_QUERY_CHARS))]
+    /// Search: the person's question, or their message as they wrote it, in any language, at
+    /// most the server's summary limit (5,000 characters unless set otherwise). The summaries
+    /// most relevant to it come back, best first, each with the terms it `matched`.
     pub q: Option<String>,
     /// Only this thread.
     pub thread_id: Option<String>,
@@ -40,9 +40,9 @@ pub struct LoadRequest {
 }
 
 impl LoadRequest {
-    /// What the load asks for: a page of threads, or with `q` a search. Dates are read in
-    /// `zone`.
-    pub fn lookup(&self, zone: Tz) -> Result<Lookup, ValidationError> {
+    /// What the load asks for: a page of threads, or with `q` (at most `max_query_chars`) a
+    /// search. Dates are read in `zone`.
+    pub fn lookup(&self, zone: Tz, max_query_chars: usize) -> Result<Lookup, ValidationError> {
         let invalid = |name, expected| ValidationError::InvalidFilter { name, expected };
         let time = "an RFC 3339 time or a YYYY-MM-DD date";
         let filter = Filter {
@@ -64,7 +64,15 @@ impl LoadRequest {
                 .transpose()?,
         };
         let before = present(&self.before);
-        let query = present(&self.q).map(Query::parse).transpose()?.flatten();
+        let query = match present(&self.q) {
+            Some(q) if q.chars().count() > max_query_chars => {
+                return Err(ValidationError::QueryTooLong {
+                    actual: q.chars().count(),
+                    limit: max_query_chars,
+                });
+            }
+            q => q.and_then(Query::parse),
+        };
         Ok(match query {
             Some(query) => Lookup::Search {
                 after: before
@@ -105,7 +113,7 @@ impl Memory {
     pub async fn load(&self, ns: &Namespace, req: &LoadRequest) -> Result<LoadAnswer, MemoryError> {
         self.limit
             .within(async {
-                let lookup = req.lookup(self.rules.timezone)?;
+                let lookup = req.lookup(self.rules.timezone, self.rules.max_summary_chars)?;
                 // Before the age limit joins the filter: only the caller's filters count here.
                 let unfiltered = lookup.is_unfiltered();
                 let budget = self.rules.load_budget_chars;

@@ -11,7 +11,7 @@ mod surface;
 mod terms;
 
 pub use fusion::{MAX_NEAREST, fuse};
-pub use query::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, MAX_QUERY_WORDS, Query};
+pub use query::{MAX_QUERY_TERMS, Query};
 pub use relevance::{MAX_CANDIDATES, MAX_DRIVERS, TermCounts, TermStats, drivers};
 pub use results::{Candidate, Found, Ranked, Results, SearchCursor, rank, take};
 pub use terms::{TERMS_VERSION, fold, terms};

@@ -1,18 +1,15 @@
 //! A search's question, read into the terms it is ranked by. Text and question are folded
 //! alike (NFKC, lowercase), so `ＡＰＩ` finds `api` and half-width katakana finds full-width.
+//! A question may be as long as a message people write: the load bounds it (by the summary
+//! limit), and its terms are bounded here.
 
-use super::{fold, terms};
-use crate::domain::ValidationError;
+use std::collections::HashMap;
 
-/// Most words a question may hold: a person's question, or a long one pasted whole, fits.
-pub const MAX_QUERY_WORDS: usize = 60;
+use super::terms;
 
-/// Most characters a question may hold, after folding (spaces not counted): room for a long
-/// question in Japanese, where a word has no spaces around it.
-pub const MAX_QUERY_CHARS: usize = 400;
-
-/// Most distinct terms a question is ranked by, the first it names: each is one more count
-/// the store makes, so the terms bound a search's work.
+/// Most distinct terms a question is ranked by: each is one more count the store makes, so the
+/// terms bound a search's work. A longer message is searched by the terms it repeats most (what
+/// it is about), then by those it names first.
 pub const MAX_QUERY_TERMS: usize = 64;
 
 /// The distinct terms of a question, in the order it names them. A question may hold no term
@@ -25,39 +22,27 @@ pub struct Query {
 }
 
 impl Query {
-    /// `None` for a blank question; refused past [`MAX_QUERY_WORDS`] or [`MAX_QUERY_CHARS`].
-    pub fn parse(raw: &str) -> Result<Option<Self>, ValidationError> {
-        let folded = fold(raw);
-        let words = folded.split_whitespace().count();
-        if words > MAX_QUERY_WORDS {
-            return Err(ValidationError::QueryTooManyWords {
-                actual: words,
-                limit: MAX_QUERY_WORDS,
-            });
+    /// `None` for a blank question.
+    pub fn parse(raw: &str) -> Option<Self> {
+        let text = raw.trim();
+        if text.is_empty() {
+            return None;
         }
-        let chars = folded.chars().filter(|c| !c.is_whitespace()).count();
-        if chars > MAX_QUERY_CHARS {
-            return Err(ValidationError::QueryTooLong {
-                actual: chars,
-                limit: MAX_QUERY_CHARS,
-            });
+        // Each distinct term: how often the question holds it, and where it first does.
+        let mut seen: HashMap<String, (usize, usize)> = HashMap::new();
+        for (at, term) in terms(text).into_iter().enumerate() {
+            seen.entry(term).or_insert((0, at)).0 += 1;
         }
-        if words == 0 {
-            return Ok(None);
+        let mut distinct: Vec<(String, (usize, usize))> = seen.into_iter().collect();
+        if distinct.len() > MAX_QUERY_TERMS {
+            distinct.sort_by_key(|(_, (count, first))| (std::cmp::Reverse(*count), *first));
+            distinct.truncate(MAX_QUERY_TERMS);
         }
-        let mut distinct: Vec<String> = Vec::new();
-        for term in terms(raw) {
-            if distinct.len() == MAX_QUERY_TERMS {
-                break;
-            }
-            if !distinct.contains(&term) {
-                distinct.push(term);
-            }
-        }
-        Ok(Some(Self {
-            text: raw.trim().to_owned(),
-            terms: distinct,
-        }))
+        distinct.sort_by_key(|(_, (_, first))| *first);
+        Some(Self {
+            text: text.to_owned(),
+            terms: distinct.into_iter().map(|(term, _)| term).collect(),
+        })
     }
 
     /// The distinct terms, in the order the question names them.
@@ -76,51 +61,34 @@ mod tests {
 
     #[test]
     fn width_and_case_do_not_matter() {
-        let wide = Query::parse("ＡＰＩ ｶﾀｶﾅ").unwrap().unwrap();
-        let narrow = Query::parse("api カタカナ").unwrap().unwrap();
+        let wide = Query::parse("ＡＰＩ ｶﾀｶﾅ").unwrap();
+        let narrow = Query::parse("api カタカナ").unwrap();
         assert_eq!(wide.terms(), narrow.terms());
         assert!(wide.terms().contains(&"api".to_owned()));
     }
 
     #[test]
     fn repeated_terms_count_once_and_blank_questions_are_none() {
-        let query = Query::parse("memory memory MEMORY").unwrap().unwrap();
+        let query = Query::parse("memory memory MEMORY").unwrap();
         assert_eq!(query.terms().len(), 1);
-        assert_eq!(Query::parse(" \u{3000} "), Ok(None));
+        assert_eq!(Query::parse(" \u{3000} "), None);
     }
 
     #[test]
-    fn words_and_characters_are_bounded_after_folding() {
-        let most = vec!["a"; MAX_QUERY_WORDS].join(" ");
-        assert!(Query::parse(&most).unwrap().is_some());
+    fn a_long_message_is_searched_by_the_terms_it_repeats_most() {
+        let many: Vec<String> = (0..200).map(|n| format!("w{n}")).collect();
+        let message = format!("{} kyoto w150 kyoto", many.join(" "));
+        let query = Query::parse(&message).unwrap();
+        assert_eq!(query.terms().len(), MAX_QUERY_TERMS);
         assert_eq!(
-            Query::parse(&format!("{most} b")),
-            Err(ValidationError::QueryTooManyWords {
-                actual: MAX_QUERY_WORDS + 1,
-                limit: MAX_QUERY_WORDS
-            })
+            query.terms()[0],
+            "w0",
+            "in the order the message names them"
         );
-        let long = "記".repeat(MAX_QUERY_CHARS);
-        assert!(
-            Query::parse(&format!("  {long}\u{3000} "))
-                .unwrap()
-                .is_some()
-        );
-        // One character that folds into four: U+3300 SQUARE APAATO is アパート.
-        assert_eq!(
-            Query::parse(&format!("{} \u{3300}", "記".repeat(MAX_QUERY_CHARS - 3))),
-            Err(ValidationError::QueryTooLong {
-                actual: MAX_QUERY_CHARS + 1,
-                limit: MAX_QUERY_CHARS
-            })
-        );
-    }
-
-    #[test]
-    fn the_terms_are_bounded() {
-        let many: Vec<String> = (0..MAX_QUERY_WORDS).map(|n| format!("w{n}")).collect();
-        let query = Query::parse(&many.join(" ")).unwrap().unwrap();
-        assert_eq!(query.terms().len(), MAX_QUERY_TERMS.min(MAX_QUERY_WORDS));
-        assert_eq!(query.terms()[0], "w0");
+        assert!(query.terms().contains(&"kyoto".to_owned()));
+        assert!(query.terms().contains(&"w150".to_owned()));
+        assert!(!query.terms().contains(&"w149".to_owned()));
+        let short = Query::parse(&many[..10].join(" ")).unwrap();
+        assert_eq!(short.terms(), &many[..10]);
     }
 }

@@ -185,7 +185,7 @@ mod tests {
     use super::*;
 
     fn query(raw: &str) -> Query {
-        Query::parse(raw).unwrap().unwrap()
+        Query::parse(raw).unwrap()
     }
 
     #[test]

@@ -249,7 +249,7 @@ mod tests {
     }
 
     fn search_with(filter: &Filter, after: Option<SearchCursor>, budget: usize) -> Results {
-        let query = Query::parse("word").unwrap().unwrap();
+        let query = Query::parse("word").unwrap();
         let counts = TermCounts {
             documents: 4,
             counts: vec![4],

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use kioku::domain::{Entry, Namespace, ThreadId};
-use kioku::search::MAX_QUERY_WORDS;
+use kioku::search::MAX_QUERY_TERMS;
 use kioku::store::{Maintenance, SqliteStore};
 
 use crate::helpers::{ALICE, BOB, data_file, spawn_app_with};
@@ -62,7 +62,7 @@ async fn a_worst_case_search_does_not_stall_another_namespaces_loads() {
     // server has workers (actix starts one per core), each searching again and again, each time
     // on a connection of its own, so that ranking on the workers would leave none free.
     let q: Vec<String> = ('a'..='z')
-        .take(MAX_QUERY_WORDS)
+        .take(MAX_QUERY_TERMS)
         .map(String::from)
         .collect();
     let q = q.join(" ");

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use kioku::config::StoreKind;
-use kioku::search::MAX_QUERY_WORDS;
 use reqwest::{Method, RequestBuilder};
 use serde_json::{Value, json};
 
@@ -286,7 +285,7 @@ async fn mcp_refusals_are_the_http_apis_and_never_a_server_error(store: StoreKin
         let http = error_json(http.send().await.unwrap(), 400, code).await;
         assert_eq!(error["message"], http["message"]);
     }
-    let q = vec!["a"; MAX_QUERY_WORDS + 1].join(" ");
+    let q = "a ".repeat(5_001);
     let answer = call_tool(&app, &token, "load_memories", json!({"q": q})).await;
     let error = tool_error(&answer, "query_too_long");
     let http = app.get(Some(&token), &[("mode", "load"), ("q", &q)]);

@@ -36,7 +36,7 @@ async fn originals(db: &firestore::FirestoreDb) -> (Namespace, Vec<Entry>) {
 
 /// The summaries a search for `q` finds, sorted.
 async fn found(store: &FirestoreStore, ns: &Namespace, q: &str) -> Vec<String> {
-    let query = kioku::search::Query::parse(q).unwrap().unwrap();
+    let query = kioku::search::Query::parse(q).unwrap();
     let results = kioku::memory::search(
         store,
         ns,

@@ -108,7 +108,7 @@ async fn a_search_whose_vectors_fail_ranks_by_words_alone() {
         refused.is_err(),
         "the emulator refuses it, as Firestore does"
     );
-    let query = kioku::search::Query::parse("knee").unwrap().unwrap();
+    let query = kioku::search::Query::parse("knee").unwrap();
     let found = kioku::memory::search(
         &store,
         &ns,

@@ -13,7 +13,7 @@ pub async fn search_for(
     filter: &Filter,
     q: &str,
 ) -> Vec<(String, String)> {
-    let query = Query::parse(q).unwrap().unwrap();
+    let query = Query::parse(q).unwrap();
     kioku::memory::search(store, ns, filter, &query, None, None, usize::MAX)
         .await
         .unwrap()
@@ -49,7 +49,7 @@ pub async fn search_folds_width_and_case_and_keeps_to_the_filter(store: &impl cr
         search_for(store, &ns, &only_x, "ＡＰＩ").await,
         [("x".to_owned(), "API の設計".to_owned())]
     );
-    let query = Query::parse("Api").unwrap().unwrap();
+    let query = Query::parse("Api").unwrap();
     let results = kioku::memory::search(
         store,
         &ns,

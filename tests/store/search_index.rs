@@ -16,7 +16,7 @@ fn at(second: usize) -> String {
 }
 
 fn query(raw: &str) -> Query {
-    Query::parse(raw).unwrap().unwrap()
+    Query::parse(raw).unwrap()
 }
 
 /// The threads and summaries a search finds, best first.

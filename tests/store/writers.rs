@@ -54,7 +54,7 @@ pub async fn every_read_gives_each_entry_its_writer(store: &impl crate::Backend)
     assert_eq!(load_all(store, &ns).await[0].entries, saved, "a load");
     let exported = store.threads_page(&ns, None, 10).await.unwrap();
     assert_eq!(exported[0].entries, saved, "an export's page");
-    let query = Query::parse("kumquats").unwrap().unwrap();
+    let query = Query::parse("kumquats").unwrap();
     let results =
         kioku::memory::search(store, &ns, &Filter::default(), &query, None, None, 100_000)
             .await

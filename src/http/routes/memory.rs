@@ -46,8 +46,9 @@ pub struct MemoryRequest {
     pub thread_id: Option<String>,
     /// `save`: the summary of the conversation to remember, plain text.
     pub summary: Option<String>,
-    /// `load`: search. Send the person's question or its key phrase, in any language; the
-    /// summaries most relevant to it come back, best first, each with the terms it `matched`.
+    /// `load`: search. Send the person's question, or their message as they wrote it, in any
+    /// language; the summaries most relevant to it come back, best first, each with the terms
+    /// it `matched`.
     pub q: Option<String>,
     /// `load`: only summaries saved at or after this time (RFC 3339, or YYYY-MM-DD).
     pub since: Option<String>,

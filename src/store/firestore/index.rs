@@ -12,7 +12,7 @@ use firestore::gcloud_sdk::google::firestore::v1::{
 
 use super::layout::{SEARCH_TERMS, TERMS_VERSION};
 use super::values::{entry, integer, string_value};
-use crate::search::{MAX_QUERY_CHARS, terms};
+use crate::search::terms;
 
 /// Most terms a thread document holds. Each is an index entry, and Firestore keeps at most
 /// 40,000 for a document
@@ -20,14 +20,19 @@ use crate::search::{MAX_QUERY_CHARS, terms};
 /// entry) and the other fields share.
 pub const MAX_TERMS: usize = 20_000;
 
-/// The distinct terms of one stored entry that a search can ask for: a term longer than a
-/// question may be is never one of a question's.
+/// Longest term indexed: each is an index entry, which Firestore keeps to 7.5 KiB
+/// (<https://firebase.google.com/docs/firestore/quotas#indexes>); 400 characters are at most
+/// 1,600 bytes, and a longer run without a break (a pasted key, a hash) is no word anyone
+/// searches for.
+const MAX_TERM_CHARS: usize = 400;
+
+/// The distinct terms of one stored entry that a search can ask for (see [`MAX_TERM_CHARS`]).
 pub fn value_terms(value: &Value) -> BTreeSet<String> {
     entry(value)
         .map(|e| terms(&e.summary))
         .unwrap_or_default()
         .into_iter()
-        .filter(|term| term.chars().count() <= MAX_QUERY_CHARS)
+        .filter(|term| term.chars().count() <= MAX_TERM_CHARS)
         .collect()
 }
 
