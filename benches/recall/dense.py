@@ -1,6 +1,8 @@
 """Dense retrieval computed outside kioku, for the fusion baseline: the same sentence-embedding
 model (a BERT-family model directory: config.json, tokenizer.json, model.safetensors) run
-forward in NumPy, pooled as sentence-transformers pools it (the mean, or [CLS]), unit length.
+forward in NumPy, pooled as sentence-transformers pools it (the mean, or [CLS]), unit length,
+each text after the prompt the model declares for it (`config_sentence_transformers.json`:
+the E5 models' `query: ` and `passage: `).
 
 An implementation of its own, not kioku's (candle's): the baseline's vectors do not inherit a
 bug of kioku's. Only the tokenizer is shared, Hugging Face's `tokenizers`, which defines the
@@ -64,6 +66,10 @@ class Model:
         pooling = directory / "1_Pooling" / "config.json"
         self.first_token = pooling.exists() and json.loads(pooling.read_text()).get(
             "pooling_mode_cls_token", False)
+        prompts = directory / "config_sentence_transformers.json"
+        prompts = json.loads(prompts.read_text()).get("prompts", {}) if prompts.exists() else {}
+        self.query_prompt = prompts.get("query", "")
+        self.passage_prompt = prompts.get("passage", "")
         self.tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
         self.tokenizer.enable_truncation(min(max_tokens, self.config["max_position_embeddings"]))
         self.tokenizer.no_padding()
@@ -79,13 +85,15 @@ class Model:
         flat = x.reshape(-1, x.shape[-1]) @ self.w(f"{name}.weight").T + self.w(f"{name}.bias")
         return flat.reshape(*x.shape[:-1], -1)
 
-    def embed(self, text):
-        return self.embed_many([text])[0]
+    def embed_query(self, text):
+        return self.embed_many([text], self.query_prompt)[0]
 
-    def embed_many(self, texts):
-        """Each text's vector, in order: texts of one length in tokens run through together,
-        without padding, so that each is computed as it would be alone."""
-        encoded = [np.array(self.tokenizer.encode(t).ids) for t in texts]
+    def embed_many(self, texts, prompt=None):
+        """Each text's vector, after `prompt` (the passage prompt unless named), in order:
+        texts of one length in tokens run through together, without padding, so that each is
+        computed as it would be alone."""
+        prompt = self.passage_prompt if prompt is None else prompt
+        encoded = [np.array(self.tokenizer.encode(prompt + t).ids) for t in texts]
         vectors = [None] * len(texts)
         by_length = {}
         for i, ids in enumerate(encoded):
@@ -134,7 +142,7 @@ class Index:
         self.vectors = np.stack(model.embed_many(texts))
 
     def search(self, query, k):
-        scores = self.vectors @ self.model.embed(query)
+        scores = self.vectors @ self.model.embed_query(query)
         order = np.argsort(-scores, kind="stable")[:k]
         return [int(i) for i in order]
 

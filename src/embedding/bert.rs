@@ -7,12 +7,14 @@
 
 use std::fmt;
 
+use candle_core::safetensors::MmapedSafetensors;
 use candle_core::{Module, Result, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, embedding, layer_norm, linear};
 use candle_transformers::models::bert::{Config, HiddenAct};
 
 use super::activations::{Gelu, Softmax};
 use super::int8::{self, Int8Linear};
+use super::words::Words;
 
 /// How the encoder's linear layers multiply, where nearly all of its time goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,7 +48,7 @@ impl fmt::Display for Precision {
 }
 
 pub struct Bert {
-    words: Embedding,
+    words: Words,
     positions: Embedding,
     types: Embedding,
     norm: LayerNorm,
@@ -98,15 +100,27 @@ impl Module for Dense {
 
 impl Bert {
     /// The weights under their Hugging Face names, at the root or under the model type
-    /// (`bert.embeddings…`), as checkpoints save them either way.
-    pub fn load(vb: VarBuilder, config: &Config, precision: Precision) -> Result<Self> {
-        Self::load_at(vb.clone(), config, precision).or_else(|err| match &config.model_type {
-            Some(prefix) => Self::load_at(vb.pp(prefix), config, precision).map_err(|_| err),
+    /// (`bert.embeddings…`), as checkpoints save them either way. `weights` is the file `vb`
+    /// reads, for the vocabulary's table ([`Words`]).
+    pub fn load(
+        vb: VarBuilder,
+        weights: &MmapedSafetensors,
+        config: &Config,
+        precision: Precision,
+    ) -> Result<Self> {
+        let load = |vb: VarBuilder| Self::load_at(vb, weights, config, precision);
+        load(vb.clone()).or_else(|err| match &config.model_type {
+            Some(prefix) => load(vb.pp(prefix)).map_err(|_| err),
             None => Err(err),
         })
     }
 
-    fn load_at(vb: VarBuilder, config: &Config, precision: Precision) -> Result<Self> {
+    fn load_at(
+        vb: VarBuilder,
+        weights: &MmapedSafetensors,
+        config: &Config,
+        precision: Precision,
+    ) -> Result<Self> {
         let (hidden, eps) = (config.hidden_size, config.layer_norm_eps);
         let inner = config.intermediate_size;
         let embeddings = vb.pp("embeddings");
@@ -128,7 +142,12 @@ impl Bert {
             })
             .collect::<Result<_>>()?;
         Ok(Self {
-            words: embedding(config.vocab_size, hidden, embeddings.pp("word_embeddings"))?,
+            words: Words::load(
+                weights,
+                &format!("{}.weight", embeddings.pp("word_embeddings").prefix()),
+                config.vocab_size,
+                hidden,
+            )?,
             positions: embedding(
                 config.max_position_embeddings,
                 hidden,

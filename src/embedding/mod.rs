@@ -10,6 +10,9 @@ mod embeddings;
 mod error;
 mod int8;
 mod model;
+mod tokenizer;
+mod unigram;
+mod words;
 
 pub use backfill::backfill;
 pub use bert::Precision;

@@ -5,15 +5,17 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
+use candle_core::safetensors::MmapedSafetensors;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::Config;
 use sha2::{Digest, Sha256};
-use tokenizers::{Encoding, ModelWrapper, Tokenizer, TruncationParams};
+use tokenizers::{Encoding, TruncationParams};
 
 use super::EmbeddingError;
 use super::bert::{Bert, Precision};
 use super::error::Cause;
+use super::tokenizer::{self, Tokenizer};
 use crate::domain::{ModelId, Vector};
 
 /// Most tokens a text is read to when the model does not say (`sentence_bert_config.json`):
@@ -30,6 +32,12 @@ pub struct Model {
     first_token: bool,
     /// The token standing for a piece of text the vocabulary lacks, if the tokenizer has one.
     unknown: Option<u32>,
+    /// Whether a word spelled a character at a time is a word the vocabulary lacks (WordPiece,
+    /// BPE), or may be how it writes one (a SentencePiece vocabulary splits `埋め` into `埋`
+    /// `め`, both its own pieces).
+    spelling_says_unknown: bool,
+    /// What the model was trained to read before a question and before a passage.
+    prompts: Prompts,
 }
 
 impl Model {
@@ -62,7 +70,7 @@ impl Model {
             return Err(EmbeddingError::NotBert(other.to_owned()));
         }
         let options = ModelOptions::read(dir)?;
-        let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
+        let mut tokenizer = tokenizer::load(&tokenizer_path)
             .map_err(|e| invalid("tokenizer.json", "a tokenizer", e))?;
         tokenizer
             .with_truncation(Some(TruncationParams {
@@ -71,15 +79,19 @@ impl Model {
             }))
             .map_err(|e| invalid("tokenizer.json", "a tokenizer", e))?;
         tokenizer.with_padding(None);
-        let unknown = unknown_token(&tokenizer);
+        let unknown = tokenizer.get_model().unknown();
+        let spelling_says_unknown = !tokenizer.get_model().is_sentencepiece();
         let digest = digest_of(&weights_path)?;
         // SAFETY: the weights are mapped read-only, and kioku does not change the file while
         // it runs (the operator replacing it under a running server is not supported).
+        let mapped = unsafe { MmapedSafetensors::new(&weights_path) }
+            .map_err(|e| invalid("model.safetensors", "safetensors weights", e))?;
+        // SAFETY: as above.
         let weights = unsafe {
             VarBuilder::from_mmaped_safetensors(&[&weights_path], DType::F32, &Device::Cpu)
         }
         .map_err(|e| invalid("model.safetensors", "safetensors weights", e))?;
-        let bert = Bert::load(weights, &config, precision)
+        let bert = Bert::load(weights, &mapped, &config, precision)
             .map_err(|e| invalid("model.safetensors", "the weights of a BERT model", e))?;
         Ok(Self {
             tokenizer,
@@ -89,6 +101,8 @@ impl Model {
             dimension: config.hidden_size,
             first_token: options.first_token,
             unknown,
+            spelling_says_unknown,
+            prompts: options.prompts,
         })
     }
 
@@ -104,30 +118,32 @@ impl Model {
         self.precision
     }
 
-    /// The text's vector. Texts longer than the model reads are read to its limit.
+    /// The vector of a text to be found (a summary), after the model's passage prompt. Texts
+    /// longer than the model reads are read to its limit.
     pub fn embed(&self, text: &str) -> Result<Vector, EmbeddingError> {
-        self.forward(&self.encode(text)?)
+        self.forward(&self.encode(&self.prompts.passage(text))?)
     }
 
-    /// The text's vector, or `None` if the model cannot read all of it ([`reads_whole`]): then
-    /// the model is not run.
+    /// The vector of a question, after the model's query prompt, or `None` if the model
+    /// cannot read all of it ([`reads_whole`]): then the model is not run.
     ///
     /// [`reads_whole`]: Self::reads_whole
     pub fn embed_if_read_whole(&self, text: &str) -> Result<Option<Vector>, EmbeddingError> {
-        let encoding = self.encode(text)?;
-        if !self.read_whole(text, &encoding) {
+        if !self.reads_whole(text) {
             return Ok(None);
         }
-        self.forward(&encoding).map(Some)
+        self.forward(&self.encode(&self.prompts.query(text))?)
+            .map(Some)
     }
 
     /// Whether the model's vocabulary has words for all of `text`: none of it becomes the
-    /// unknown token (`[UNK]`), and no word of another script than ASCII is spelled a character
-    /// at a time (two single-character pieces in a row). A vocabulary of another language
-    /// spells text that way, and its vector says little of the text (all-MiniLM-L6-v2's of
-    /// Japanese: docs/recall.md). A Chinese character alone is a word of its own in BERT's
-    /// tokenizers, so a multilingual model's Chinese and kanji still read. `false` when the
-    /// text cannot be tokenized.
+    /// unknown token (`[UNK]`, `<unk>`), and, under a WordPiece or BPE vocabulary, no word of
+    /// another script than ASCII is spelled a character at a time (two single-character pieces
+    /// in a row). Such a vocabulary of another language spells text that way, and its vector
+    /// says little of the text (all-MiniLM-L6-v2's of Japanese: docs/recall.md). A Chinese
+    /// character alone is a word of its own in BERT's tokenizers, so a multilingual model's
+    /// Chinese and kanji still read; a SentencePiece vocabulary's single characters are its
+    /// own pieces, so there only `<unk>` counts. `false` when the text cannot be tokenized.
     pub fn reads_whole(&self, text: &str) -> bool {
         self.encode(text)
             .is_ok_and(|encoding| self.read_whole(text, &encoding))
@@ -139,6 +155,9 @@ impl Model {
             .is_some_and(|unknown| encoding.get_ids().contains(&unknown))
         {
             return false;
+        }
+        if !self.spelling_says_unknown {
+            return true;
         }
         let mut spelling = None;
         for (word, &(start, end)) in encoding.get_word_ids().iter().zip(encoding.get_offsets()) {
@@ -182,6 +201,28 @@ impl Model {
 struct ModelOptions {
     max_tokens: usize,
     first_token: bool,
+    prompts: Prompts,
+}
+
+/// The prompts sentence-transformers puts before a text (`config_sentence_transformers.json`'s
+/// `prompts`): the E5 models were trained with `query: ` before a question and `passage: `
+/// before what it may find; a model without them reads texts as they are.
+#[derive(Default, serde::Deserialize)]
+struct Prompts {
+    #[serde(default)]
+    query: String,
+    #[serde(default)]
+    passage: String,
+}
+
+impl Prompts {
+    fn query(&self, text: &str) -> String {
+        format!("{}{text}", self.query)
+    }
+
+    fn passage(&self, text: &str) -> String {
+        format!("{}{text}", self.passage)
+    }
 }
 
 impl ModelOptions {
@@ -195,8 +236,14 @@ impl ModelOptions {
             #[serde(default)]
             pooling_mode_cls_token: bool,
         }
+        #[derive(serde::Deserialize)]
+        struct SentenceTransformers {
+            #[serde(default)]
+            prompts: Prompts,
+        }
         let sentence = dir.join("sentence_bert_config.json");
         let pooling = dir.join("1_Pooling/config.json");
+        let transformers = dir.join("config_sentence_transformers.json");
         Ok(Self {
             max_tokens: match sentence.is_file() {
                 true => {
@@ -208,20 +255,15 @@ impl ModelOptions {
             first_token: pooling.is_file()
                 && read_json::<Pooling>(&pooling, "1_Pooling/config.json", "JSON")?
                     .pooling_mode_cls_token,
+            prompts: match transformers.is_file() {
+                true => {
+                    let file = "config_sentence_transformers.json";
+                    read_json::<SentenceTransformers>(&transformers, file, "JSON")?.prompts
+                }
+                false => Prompts::default(),
+            },
         })
     }
-}
-
-/// The id of the tokenizer's unknown token: WordPiece's and BPE's name it, a SentencePiece
-/// (unigram) vocabulary calls it `<unk>`.
-fn unknown_token(tokenizer: &Tokenizer) -> Option<u32> {
-    let name = match tokenizer.get_model() {
-        ModelWrapper::WordPiece(model) => Some(model.unk_token.clone()),
-        ModelWrapper::WordLevel(model) => Some(model.unk_token.clone()),
-        ModelWrapper::BPE(model) => model.unk_token.clone(),
-        ModelWrapper::Unigram(_) => Some("<unk>".to_owned()),
-    };
-    name.and_then(|name| tokenizer.token_to_id(&name))
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(

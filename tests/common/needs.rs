@@ -28,6 +28,12 @@ pub fn model() -> Option<PathBuf> {
     var("KIOKU_TEST_EMBEDDING_MODEL").map(PathBuf::from)
 }
 
+/// The multilingual embedding model's directory (`KIOKU_TEST_MULTILINGUAL_MODEL`:
+/// multilingual-e5-small); `None` once the test is skipped.
+pub fn multilingual_model() -> Option<PathBuf> {
+    var("KIOKU_TEST_MULTILINGUAL_MODEL").map(PathBuf::from)
+}
+
 /// Whether the npm packages of `dir` (relative to the crate, e.g. `tests/mcp-clients`) are
 /// installed; `false` once the test is skipped.
 pub fn npm_packages(dir: &str) -> bool {
