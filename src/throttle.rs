@@ -63,8 +63,9 @@ impl Tally {
     }
 }
 
+/// Each client's tally, and when the tallies of ended windows were last dropped.
 #[derive(Default)]
-struct Counts {
+struct ByClient {
     by_client: HashMap<Client, Tally>,
     /// When windows that ended were last dropped.
     swept: Option<Instant>,
@@ -152,7 +153,7 @@ impl UnsignedWrites {
 /// The counts of one kind, of every client address, against its `limit` a window.
 struct Throttle {
     limit: u32,
-    counts: Mutex<Counts>,
+    counts: Mutex<ByClient>,
 }
 
 impl Throttle {
@@ -163,7 +164,7 @@ impl Throttle {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Counts> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, ByClient> {
         self.counts
             .lock()
             .expect("the throttle's lock is never poisoned")
@@ -189,7 +190,7 @@ impl Throttle {
     }
 }
 
-impl Counts {
+impl ByClient {
     fn admit(&self, key: Client, limit: u32, now: Instant) -> Result<(), Duration> {
         match self.by_client.get(&key) {
             Some(tally) if tally.current(now) && tally.count >= limit => {

@@ -90,24 +90,6 @@ impl OAuthSettings {
     }
 }
 
-/// Off, with the defaults the flags have.
-impl Default for OAuthSettings {
-    fn default() -> Self {
-        Self {
-            modes: Vec::new(),
-            oidc_issuer: None,
-            oidc_client_id: None,
-            oidc_client_secret: None,
-            access_token_secs: Self::ACCESS_TOKEN_SECS,
-            refresh_token_days: Self::REFRESH_TOKEN_DAYS,
-            code_secs: Self::CODE_SECS,
-            refresh_race_secs: Self::REFRESH_RACE_SECS,
-            loopback_documents: None,
-            dev_insecure_local_client_documents: false,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,9 +108,6 @@ mod tests {
         assert!(!parse(&[]).enabled());
         let on = parse(&["--oauth", "token,oidc"]);
         assert_eq!(on.modes, [SignInMode::Token, SignInMode::Oidc]);
-        assert_eq!(
-            on.access_token_secs,
-            OAuthSettings::default().access_token_secs
-        );
+        assert_eq!(on.access_token_secs, OAuthSettings::ACCESS_TOKEN_SECS);
     }
 }

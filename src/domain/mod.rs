@@ -4,6 +4,7 @@
 //! search, in [`search`](crate::search)).
 
 mod budget;
+mod counts;
 mod document_id;
 mod door;
 mod entry;
@@ -25,6 +26,7 @@ mod vector;
 mod writer;
 
 pub use budget::{Budget, ENVELOPE_CHARS, cut_to_fit, entry_json_chars, json_chars};
+pub use counts::Counts;
 pub use document_id::MAX_THREAD_ID_CHARS;
 pub use door::Door;
 pub use entry::{Entry, REPEAT_WINDOW_MICROS, Thread, now_stamp};
@@ -35,7 +37,7 @@ pub use loopback::is_loopback_host;
 pub use mode::Mode;
 pub use namespace::Namespace;
 pub use near_repeat::{SIMILAR_COSINE, nearly_repeats};
-pub use page::{Omitted, Page, PageBuilder};
+pub use page::{Page, PageBuilder};
 pub use profile::{
     KEPT_PROFILE_VERSIONS, Profile, ProfileDraft, ProfileWrite, check_profile, parse_version,
 };

@@ -3,21 +3,15 @@
 
 use super::budget::{Budget, cut_to_fit, entry_json_chars, json_chars};
 use super::ties::Ties;
-use super::{Located, Profile, Thread, cursor};
-
-/// What a budget cut left out: entries, and threads with no entry on the page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Omitted {
-    pub entries: u64,
-    pub threads: u64,
-}
+use super::{Counts, Located, Profile, Thread, cursor};
 
 /// Threads, most recently saved first, each with its entries oldest first.
 #[derive(Debug, Clone, Default)]
 pub struct Page {
     pub threads: Vec<Thread>,
     /// Set when the budget left entries out.
-    pub omitted: Option<Omitted>,
+    /// What the budget left out: entries, and threads with no entry on the page.
+    pub omitted: Option<Counts>,
     /// Where the next page starts: pass it back as `before`.
     pub next_before: Option<String>,
 }
@@ -136,7 +130,7 @@ impl PageBuilder {
             thread.entries.reverse();
         }
         if let Some((entries, threads)) = totals.filter(|_| self.full) {
-            self.page.omitted = Some(Omitted {
+            self.page.omitted = Some(Counts {
                 entries: entries.saturating_sub(self.taken.len() as u64),
                 threads: threads.saturating_sub(self.page.threads.len() as u64),
             });
@@ -204,7 +198,7 @@ mod tests {
         );
         assert_eq!(
             page.omitted,
-            Some(Omitted {
+            Some(Counts {
                 entries: 1,
                 threads: 0
             })
@@ -228,7 +222,7 @@ mod tests {
         );
         assert_eq!(
             page.omitted,
-            Some(Omitted {
+            Some(Counts {
                 entries: 2,
                 threads: 2
             })

@@ -12,7 +12,7 @@ use crate::error_chain::ErrorChain;
 use crate::error_code::{ErrorBody, ErrorCode};
 use crate::gate::Refusal;
 use crate::memory::MemoryError;
-use crate::oauth::{ErrorCode as OAuthCode, OAuthError};
+use crate::oauth::{OAuthCode, OAuthError};
 use crate::store::StoreError;
 use crate::transfer::TransferError;
 

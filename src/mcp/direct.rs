@@ -24,6 +24,11 @@ const PLAIN_VERSIONS: [ProtocolVersion; 3] = [
     ProtocolVersion::V_2025_11_25,
 ];
 
+/// Versions the SDK knows and answers alone: 2024-11-05's calls may come before a session is
+/// initialized, which only the SDK tracks.
+#[cfg(test)]
+const LEFT_TO_THE_SDK: [ProtocolVersion; 1] = [ProtocolVersion::V_2024_11_05];
+
 /// The version whose requests each carry their context in `_meta` (its protocol version and the
 /// client's capabilities, which the SDK requires), and whose results say `resultType`.
 const STATELESS_VERSION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
@@ -144,7 +149,8 @@ impl MemoryServer {
 mod tests {
     use serde_json::{Value, json};
 
-    use super::{Standard, ToolCall};
+    use super::{LEFT_TO_THE_SDK, PLAIN_VERSIONS, STATELESS_VERSION, Standard, ToolCall};
+    use rmcp::model::ProtocolVersion;
 
     const VERSION: &str = "2025-11-25";
     const STATELESS: &str = "2026-07-28";
@@ -173,6 +179,19 @@ mod tests {
             name,
         };
         ToolCall::read(message.to_string().as_bytes(), STATELESS, standard)
+    }
+
+    /// Each version the SDK knows is answered here or left to it, by a decision written above:
+    /// an SDK upgrade that knows a new version fails this until someone decides, with
+    /// tests/api/mcp_transport.rs comparing the two paths under it.
+    #[test]
+    fn every_version_the_sdk_knows_is_decided() {
+        for version in ProtocolVersion::KNOWN_VERSIONS {
+            let decided = PLAIN_VERSIONS.contains(version)
+                || *version == STATELESS_VERSION
+                || LEFT_TO_THE_SDK.contains(version);
+            assert!(decided, "{version}: answered here, or left to the SDK?");
+        }
     }
 
     #[test]

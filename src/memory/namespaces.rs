@@ -2,8 +2,8 @@
 //! one.
 
 use super::{Memory, MemoryError};
-use crate::domain::Namespace;
-use crate::store::{Counts, NamespaceStats};
+use crate::domain::{Counts, Namespace};
+use crate::store::NamespaceStats;
 
 impl Memory {
     /// Every namespace that holds a thread or a profile, with its counts.

@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 
 use super::{Memory, MemoryError};
+use crate::domain::Counts;
 use crate::domain::{Namespace, ThreadId, entry_micros};
-use crate::store::Counts;
 
 /// Threads read at once while looking for an app's summaries.
 const THREADS_PER_READ: u32 = 100;

@@ -6,7 +6,7 @@ use chrono::Utc;
 use url::Url;
 
 use super::documents::Asker;
-use super::error::{ErrorCode, OAuthError, refuse};
+use super::error::{OAuthCode, OAuthError, refuse};
 use super::issued::{CodeBody, SignInBody};
 use super::oidc::Upstream;
 use super::request::{AuthorizationParams, AuthorizationRequest, RequestError, SCOPE};
@@ -127,7 +127,7 @@ impl AuthorizationServer {
 
     /// The person said no.
     pub fn denial(&self, request: &AuthorizationRequest) -> String {
-        let denied = OAuthError::refused(ErrorCode::AccessDenied, "the person did not agree");
+        let denied = OAuthError::refused(OAuthCode::AccessDenied, "the person did not agree");
         self.refusal(request, &denied)
     }
 
@@ -156,7 +156,7 @@ impl AuthorizationServer {
             .within(async {
                 let Some(upstream) = &self.sign_in.upstream else {
                     return refuse(
-                        ErrorCode::InvalidRequest,
+                        OAuthCode::InvalidRequest,
                         "sign-in with an OpenID Provider is off",
                     );
                 };

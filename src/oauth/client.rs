@@ -3,7 +3,7 @@
 use chrono::{TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::error::{ErrorCode, OAuthError, refuse};
+use super::error::{OAuthCode, OAuthError, refuse};
 use super::redirect_uri;
 use super::secret::{self, SecretKind};
 use crate::domain::is_forbidden_in_a_name;
@@ -55,7 +55,7 @@ impl Registration {
             None | Some("client_secret_basic" | "client_secret_post") => true,
             Some(other) => {
                 return refuse(
-                    ErrorCode::InvalidClientMetadata,
+                    OAuthCode::InvalidClientMetadata,
                     format!(
                         "token_endpoint_auth_method {other:?} is not supported: use none (with PKCE), client_secret_basic or client_secret_post"
                     ),
@@ -153,7 +153,7 @@ pub async fn add_redirect_uri(
 ) -> Result<Client, OAuthError> {
     let Some(mut client) = find(store, client_id).await? else {
         return refuse(
-            ErrorCode::InvalidRequest,
+            OAuthCode::InvalidRequest,
             format!("no client {client_id:?}"),
         );
     };
@@ -161,7 +161,7 @@ pub async fn add_redirect_uri(
     if !client.redirect_uris.iter().any(|known| known == uri) {
         if client.redirect_uris.len() >= MAX_REDIRECT_URIS {
             return refuse(
-                ErrorCode::InvalidRedirectUri,
+                OAuthCode::InvalidRedirectUri,
                 format!("a client has at most {MAX_REDIRECT_URIS} redirect URIs"),
             );
         }
@@ -184,7 +184,7 @@ pub(super) fn check_flows(
         .find(|g| !known_grants.contains(&g.as_str()))
     {
         return refuse(
-            ErrorCode::InvalidClientMetadata,
+            OAuthCode::InvalidClientMetadata,
             format!(
                 "grant type {grant:?} is not supported: use authorization_code and refresh_token"
             ),
@@ -192,7 +192,7 @@ pub(super) fn check_flows(
     }
     if response_types.into_iter().flatten().any(|r| r != "code") {
         return refuse(
-            ErrorCode::InvalidClientMetadata,
+            OAuthCode::InvalidClientMetadata,
             "only the response type \"code\" is supported",
         );
     }
@@ -207,7 +207,7 @@ pub(super) fn check_name(name: &str) -> Result<&str, OAuthError> {
         || name.chars().any(is_forbidden_in_a_name)
     {
         return refuse(
-            ErrorCode::InvalidClientMetadata,
+            OAuthCode::InvalidClientMetadata,
             format!(
                 "the client name must be 1 to {MAX_NAME_CHARS} characters without control \
                  characters, bidirectional overrides or invisible ones"
@@ -227,7 +227,7 @@ fn new_client(
     let name = check_name(name)?;
     if redirect_uris.is_empty() || redirect_uris.len() > MAX_REDIRECT_URIS {
         return refuse(
-            ErrorCode::InvalidRedirectUri,
+            OAuthCode::InvalidRedirectUri,
             format!("give 1 to {MAX_REDIRECT_URIS} redirect_uris"),
         );
     }

@@ -7,7 +7,7 @@ use super::oidc::OidcError;
 
 /// An error code an OAuth client branches on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorCode {
+pub enum OAuthCode {
     /// RFC 6749, section 5.2, and section 4.1.2.1 for the authorization endpoint.
     InvalidRequest,
     InvalidClient,
@@ -26,7 +26,7 @@ pub enum ErrorCode {
     InvalidToken,
 }
 
-impl ErrorCode {
+impl OAuthCode {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::InvalidRequest => "invalid_request",
@@ -50,7 +50,7 @@ pub enum OAuthError {
     /// The request was refused; `description` never echoes a secret.
     #[error("{description}")]
     Refused {
-        code: ErrorCode,
+        code: OAuthCode,
         description: String,
     },
     /// Asked again too soon: `what` (refreshes of one grant, approvals by one person) is past
@@ -67,7 +67,7 @@ pub enum OAuthError {
 }
 
 impl OAuthError {
-    pub fn refused(code: ErrorCode, description: impl Into<String>) -> Self {
+    pub fn refused(code: OAuthCode, description: impl Into<String>) -> Self {
         Self::Refused {
             code,
             description: description.into(),
@@ -76,6 +76,6 @@ impl OAuthError {
 }
 
 /// Shorthand for the refusals the protocol modules write.
-pub(super) fn refuse<T>(code: ErrorCode, description: impl Into<String>) -> Result<T, OAuthError> {
+pub(super) fn refuse<T>(code: OAuthCode, description: impl Into<String>) -> Result<T, OAuthError> {
     Err(OAuthError::refused(code, description))
 }

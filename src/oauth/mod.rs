@@ -40,7 +40,7 @@ mod token;
 pub use access::Access;
 pub use authorize::{Finished, SignedIn};
 pub use documents::{Asker, ClientDocuments, LoopbackDocuments};
-pub use error::{ErrorCode, OAuthError};
+pub use error::{OAuthCode, OAuthError};
 pub use pace::{APPROVALS_PER_MINUTE, REFRESHES_PER_MINUTE};
 pub use request::{AuthorizationParams, AuthorizationRequest, RequestError, SCOPE};
 pub use resource::MCP_PATH;

@@ -3,7 +3,7 @@
 
 use url::Url;
 
-use super::error::{ErrorCode, OAuthError, refuse};
+use super::error::{OAuthCode, OAuthError, refuse};
 use crate::domain::is_loopback_host;
 
 /// The loopback hosts on which a native app listens on whichever port it gets (RFC 8252,
@@ -29,13 +29,13 @@ const APP_SCHEMES: [&str; 3] = ["cursor", "vscode", "vscode-insiders"];
 pub fn check(uri: &str) -> Result<(), OAuthError> {
     let invalid = |why: &str| {
         refuse(
-            ErrorCode::InvalidRedirectUri,
+            OAuthCode::InvalidRedirectUri,
             format!("redirect URI {uri:?} {why}"),
         )
     };
     if uri.len() > MAX_BYTES {
         return refuse(
-            ErrorCode::InvalidRedirectUri,
+            OAuthCode::InvalidRedirectUri,
             format!("a redirect URI is at most {MAX_BYTES} bytes"),
         );
     }

@@ -5,7 +5,7 @@
 
 use chrono::Utc;
 
-use super::error::{ErrorCode, OAuthError, refuse};
+use super::error::{OAuthCode, OAuthError, refuse};
 use super::issued::TokenBody;
 use super::rotation;
 use super::secret;
@@ -22,9 +22,9 @@ impl AuthorizationServer {
         params: &TokenParams,
     ) -> Result<TokenResponse, OAuthError> {
         let Some(token) = params.refresh_token.as_deref() else {
-            return refuse(ErrorCode::InvalidRequest, "refresh_token is missing");
+            return refuse(OAuthCode::InvalidRequest, "refresh_token is missing");
         };
-        let invalid = |why: &str| refuse(ErrorCode::InvalidGrant, why.to_owned());
+        let invalid = |why: &str| refuse(OAuthCode::InvalidGrant, why.to_owned());
         let digest = secret::digest(token);
         // Checked before it is redeemed, so another client cannot spend it.
         let Some(credential) = self.store.credential(&digest).await? else {
@@ -81,7 +81,7 @@ impl AuthorizationServer {
             return Ok(TokenResponse::new(pair, Utc::now()));
         }
         self.store.revoke_grant(&grant.id).await?;
-        refuse(ErrorCode::InvalidGrant, REPLAYED)
+        refuse(OAuthCode::InvalidGrant, REPLAYED)
     }
 
     /// A refresh token with no record: unknown, or rotated long enough ago that its record is
@@ -90,7 +90,7 @@ impl AuthorizationServer {
     async fn unrecorded(&self, client: &Client, token: &str) -> Result<TokenResponse, OAuthError> {
         let unknown = || {
             refuse(
-                ErrorCode::InvalidGrant,
+                OAuthCode::InvalidGrant,
                 "this refresh token is unknown or revoked",
             )
         };
@@ -100,7 +100,7 @@ impl AuthorizationServer {
         match self.store.grant(grant_id).await? {
             Some(grant) if grant.client_id == client.id && grant.expires_at > Utc::now() => {
                 self.store.revoke_grant(&grant.id).await?;
-                refuse(ErrorCode::InvalidGrant, REPLAYED)
+                refuse(OAuthCode::InvalidGrant, REPLAYED)
             }
             _ => unknown(),
         }

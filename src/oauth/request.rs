@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::client;
 use super::documents::Asker;
-use super::error::{ErrorCode, OAuthError};
+use super::error::{OAuthCode, OAuthError};
 use super::redirect_uri;
 use super::resource;
 use super::secret;
@@ -148,7 +148,7 @@ impl AuthorizationParams {
         let refused = |code, why: String| OAuthError::refused(code, why);
         if self.response_type.as_deref() != Some("code") {
             return Err(refused(
-                ErrorCode::UnsupportedResponseType,
+                OAuthCode::UnsupportedResponseType,
                 "response_type must be code".into(),
             ));
         }
@@ -160,13 +160,13 @@ impl AuthorizationParams {
             (Some(challenge), Some("S256")) if secret::is_s256_challenge(challenge) => {}
             (Some(_), Some("S256")) => {
                 return Err(refused(
-                    ErrorCode::InvalidRequest,
+                    OAuthCode::InvalidRequest,
                     "code_challenge must be 43 base64url characters (RFC 7636, S256)".into(),
                 ));
             }
             (Some(_), _) => {
                 return Err(refused(
-                    ErrorCode::InvalidRequest,
+                    OAuthCode::InvalidRequest,
                     "code_challenge_method must be S256".into(),
                 ));
             }
@@ -174,7 +174,7 @@ impl AuthorizationParams {
             // Actions do); a public client has only PKCE to prove it is the same client.
             (None, _) if request.client.secret_digest.is_none() => {
                 return Err(refused(
-                    ErrorCode::InvalidRequest,
+                    OAuthCode::InvalidRequest,
                     "this client is public: send a PKCE code_challenge with code_challenge_method S256".into(),
                 ));
             }
@@ -187,13 +187,13 @@ impl AuthorizationParams {
             .any(|s| s != SCOPE)
         {
             return Err(refused(
-                ErrorCode::InvalidScope,
+                OAuthCode::InvalidScope,
                 format!("the only scope is {SCOPE:?}"),
             ));
         }
         resource::audience(issuer, self.resource.as_deref()).ok_or_else(|| {
             refused(
-                ErrorCode::InvalidTarget,
+                OAuthCode::InvalidTarget,
                 format!(
                     "resource must be {issuer} or {issuer}{}",
                     resource::MCP_PATH

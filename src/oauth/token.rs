@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::client;
-use super::error::{ErrorCode, OAuthError, refuse};
+use super::error::{OAuthCode, OAuthError, refuse};
 use super::issued::{CodeBody, TokenBody};
 use super::request::SCOPE;
 use super::resource;
@@ -79,7 +79,7 @@ impl AuthorizationServer {
                 .is_some_and(|scope| scope.split(' ').any(|s| !s.is_empty() && s != SCOPE))
             {
                 return refuse(
-                    ErrorCode::InvalidScope,
+                    OAuthCode::InvalidScope,
                     format!("the only scope is {SCOPE:?}"),
                 );
             }
@@ -87,12 +87,12 @@ impl AuthorizationServer {
                 Some("authorization_code") => self.exchange_code(&client, &params).await,
                 Some("refresh_token") => self.refresh(&client, &params).await,
                 Some(other) => refuse(
-                    ErrorCode::UnsupportedGrantType,
+                    OAuthCode::UnsupportedGrantType,
                     format!(
                         "grant_type {other:?} is not supported: use authorization_code or refresh_token"
                     ),
                 ),
-                None => refuse(ErrorCode::InvalidRequest, "grant_type is missing"),
+                None => refuse(OAuthCode::InvalidRequest, "grant_type is missing"),
             }
         })
         .await
@@ -108,7 +108,7 @@ impl AuthorizationServer {
     ) -> Result<Client, OAuthError> {
         if basic.is_some() && (form_secret.is_some()) {
             return refuse(
-                ErrorCode::InvalidRequest,
+                OAuthCode::InvalidRequest,
                 "send the client secret in the Authorization header or in the form, not both",
             );
         }
@@ -116,7 +116,7 @@ impl AuthorizationServer {
             Some(basic) => {
                 if form_id.is_some_and(|id| id != basic.id) {
                     return refuse(
-                        ErrorCode::InvalidRequest,
+                        OAuthCode::InvalidRequest,
                         "client_id differs from the Authorization header's",
                     );
                 }
@@ -126,13 +126,13 @@ impl AuthorizationServer {
         };
         let unknown = || {
             refuse(
-                ErrorCode::InvalidClient,
+                OAuthCode::InvalidClient,
                 "the client is unknown or its secret is wrong",
             )
         };
         let Some(id) = id else {
             return refuse(
-                ErrorCode::InvalidClient,
+                OAuthCode::InvalidClient,
                 "name the client: client_id, or HTTP Basic authentication",
             );
         };
@@ -157,9 +157,9 @@ impl AuthorizationServer {
         params: &TokenParams,
     ) -> Result<TokenResponse, OAuthError> {
         let Some(code) = params.code.as_deref() else {
-            return refuse(ErrorCode::InvalidRequest, "code is missing");
+            return refuse(OAuthCode::InvalidRequest, "code is missing");
         };
-        let invalid = |why: &str| refuse(ErrorCode::InvalidGrant, why.to_owned());
+        let invalid = |why: &str| refuse(OAuthCode::InvalidGrant, why.to_owned());
         let credential = match self.store.redeem(&secret::digest(code), None).await? {
             Redeemed::First(credential) => credential,
             // RFC 6749, section 4.1.2: a code used twice revokes what it was exchanged for.
@@ -226,7 +226,7 @@ impl AuthorizationServer {
         match resource::audience(&self.issuer, Some(requested)) {
             Some(audience) if audience == granted || granted == self.issuer => Ok(audience),
             _ => refuse(
-                ErrorCode::InvalidTarget,
+                OAuthCode::InvalidTarget,
                 format!("resource must be the one authorized: {granted}"),
             ),
         }
@@ -285,7 +285,7 @@ impl AuthorizationServer {
             .issue(&grant.id, grant_expires, &credentials)
             .await?
         {
-            return refuse(ErrorCode::InvalidGrant, "this grant was revoked");
+            return refuse(OAuthCode::InvalidGrant, "this grant was revoked");
         }
         Ok(TokenResponse::new(pair, now))
     }

@@ -3,7 +3,8 @@
 
 use async_trait::async_trait;
 
-use super::{Counts, NamespaceStats, SaveOutcome, StoreError};
+use super::{NamespaceStats, SaveOutcome, StoreError};
+use crate::domain::Counts;
 use crate::domain::{
     Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile, ProfileDraft,
     ProfileWrite, Retention, Thread, ThreadId, Vector,

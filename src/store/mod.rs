@@ -24,7 +24,7 @@ pub use grant_store::GrantStore;
 pub use grants::{Client, Credential, CredentialKind, Grant, Redeemed};
 pub use maintenance::Maintenance;
 pub use memory_store::MemoryStore;
-pub use outcome::{Counts, Dropped, EntryKey, NamespaceStats, SaveOutcome, Unembedded};
+pub use outcome::{Dropped, EntryKey, NamespaceStats, SaveOutcome, Unembedded};
 pub use readiness::Readiness;
 pub use sqlite::SqliteStore;
 pub use time_limit::TimeLimit;

@@ -1,6 +1,6 @@
 //! What store calls answer besides memories: what a save did and dropped, and counts.
 
-use crate::domain::Entry;
+use crate::domain::{Counts, Entry};
 
 /// What a save dropped to keep within the [`Retention`](crate::domain::Retention) limits and the
 /// store's size limit. Entries past their age are not counted: the save did not drop them.
@@ -25,13 +25,6 @@ pub struct SaveOutcome {
     /// The thread's newest entry, when the save [repeated](crate::domain::Entry::repeats) it
     /// and so stored nothing.
     pub repeat_of: Option<Entry>,
-}
-
-/// How much a namespace, or a part of it, holds or held.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    pub threads: u64,
-    pub entries: u64,
 }
 
 /// A namespace as an administrator sees it.

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kioku::config::{OAuthSettings, Settings, StoreKind};
+use kioku::config::{Settings, StoreKind};
 use kioku::startup::Application;
 use reqwest::{RequestBuilder, Response};
 use serde_json::Value;
@@ -20,33 +20,23 @@ pub fn api_tokens() -> String {
     format!("alice:{ALICE},alice:{ALICE_ROTATED},bob:{BOB},{BARE}")
 }
 
+/// kioku's own defaults, as a run with no flag and no environment gets them (so a default
+/// changed in config.rs is the tests' default too), then what every test server differs in: any
+/// port, the test tokens and an administrator, SQLite in `data_dir`, no rate limit.
 pub fn settings(data_dir: &Path) -> Settings {
+    use clap::{Args, FromArgMatches};
+    let defaults = Settings::augment_args(clap::Command::new("kioku"))
+        .mut_args(|arg| arg.env(None))
+        .try_get_matches_from(["kioku"])
+        .expect("kioku runs with no flag");
     Settings {
         port: 0,
-        host: None,
         api_tokens: Some(api_tokens().into()),
         store: Some(StoreKind::Sqlite),
-        firestore_database: "(default)".into(),
         data_dir: data_dir.to_owned(),
-        embedding_model: None,
-        timezone: chrono_tz::Asia::Tokyo,
-        max_summary_chars: 5_000,
-        max_profile_chars: 2_000,
-        load_budget_chars: 90_000,
-        store_timeout_secs: 8,
-        max_entries_per_thread: None,
-        max_threads: None,
-        retention_days: None,
         admin_tokens: Some(ADMIN.into()),
-        allow_weak_tokens: false,
         rate_limit: 0,
-        public_url: None,
-        schema_post: false,
-        privacy_file: None,
-        log_format: None,
-        k_service: None,
-        google_cloud_project: None,
-        oauth: OAuthSettings::default(),
+        ..Settings::from_arg_matches(&defaults).expect("the defaults are settings")
     }
 }
 

@@ -1,10 +1,11 @@
 //! How `/mcp` answers a tool call that kioku answers itself (a plain call from a client that
 //! is not a browser) and one the SDK's transport answers: alike, byte for byte, under every
-//! protocol version kioku answers itself, and neither taken from a browser page elsewhere or
-//! under a host kioku is not.
+//! protocol version the SDK knows, and neither taken from a browser page elsewhere or under a
+//! host kioku is not.
 
 use kioku::config::StoreKind;
 use reqwest::RequestBuilder;
+use rmcp::model::ProtocolVersion;
 use serde_json::{Value, json};
 
 use crate::helpers::on_both_stores;
@@ -49,14 +50,27 @@ async fn a_tool_call_is_answered_alike_by_kioku_and_by_the_sdk(store: StoreKind)
         ("load_profile", json!({})),
         ("no_such_tool", json!({})),
     ];
-    for (name, arguments) in calls {
-        let call = tools_call(name, arguments.clone());
-        let plain = answer(mcp_post(&app, Some(&token), &call)).await;
-        // Any `Origin`, even the server's own, which the SDK allows, leaves a call to it.
-        let to_the_sdk = mcp_post(&app, Some(&token), &call).header("origin", PUBLIC_URL);
-        let to_the_sdk = answer(to_the_sdk).await;
-        assert_eq!(plain, to_the_sdk, "{name} {arguments}");
-        assert_eq!(plain.0, 200, "{name} {arguments}: {}", plain.2);
+    // Every version the SDK knows but the one whose calls carry their context in `_meta`
+    // (below), so that an SDK upgrade is compared too.
+    let versions = ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .map(ToString::to_string);
+    for version in versions.filter(|version| version != STATELESS) {
+        for (name, arguments) in &calls {
+            let call = tools_call(name, arguments.clone());
+            let post = || {
+                let request = (app.client.post(format!("{}/mcp", app.base)))
+                    .header("accept", "application/json, text/event-stream")
+                    .header("mcp-protocol-version", &version)
+                    .json(&call);
+                authorize(request, Some(&token))
+            };
+            let plain = answer(post()).await;
+            // Any `Origin`, even the server's own, which the SDK allows, leaves a call to it.
+            let to_the_sdk = answer(post().header("origin", PUBLIC_URL)).await;
+            assert_eq!(plain, to_the_sdk, "{version}: {name} {arguments}");
+            assert_eq!(plain.0, 200, "{version}: {name} {arguments}: {}", plain.2);
+        }
     }
 }
 

@@ -3,8 +3,9 @@
 
 use std::num::NonZeroU32;
 
+use kioku::domain::Counts;
 use kioku::domain::{Entry, Namespace, Retention, Thread, ThreadId, entry_micros};
-use kioku::store::{Counts, Dropped};
+use kioku::store::Dropped;
 
 use crate::conformance::{KEEP_ALL, all_threads, entry, load_all, namespace, thread_count};
 

@@ -7,7 +7,7 @@ use url::Url;
 
 use crate::domain::is_loopback_host;
 use crate::oauth::client::{check_flows, check_name};
-use crate::oauth::error::{ErrorCode, OAuthError};
+use crate::oauth::error::{OAuthCode, OAuthError};
 use crate::oauth::redirect_uri;
 use crate::store::Client;
 
@@ -75,7 +75,7 @@ struct Document {
 /// The client the document at `url` describes, from its bytes. Its name is the one it gives,
 /// with the host it was fetched from (section 6.1: the person judges the host).
 pub fn client(url: &Url, bytes: &[u8]) -> Result<Client, OAuthError> {
-    let invalid = |why: String| Err(OAuthError::refused(ErrorCode::InvalidClientMetadata, why));
+    let invalid = |why: String| Err(OAuthError::refused(OAuthCode::InvalidClientMetadata, why));
     // What the page says names no text of the document's: only what is wrong with it.
     let document: Document = match serde_json::from_slice(bytes) {
         Ok(document) => document,

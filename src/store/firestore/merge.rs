@@ -5,20 +5,13 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::collections::binary_heap::{BinaryHeap, PeekMut};
 
-use crate::domain::{Filter, Located, Page, PageBuilder, entry_json_chars};
+use crate::domain::{Counts, Filter, Located, Page, PageBuilder, entry_json_chars};
 
 /// Threads the first query of a load reads: most namespaces hold fewer, and are read in one
 /// query; one of large threads reads at most 15 more than its page needs, once. Each later
 /// query reads as many as the budget left seems to need, from the size of those read so far.
 pub(super) const FIRST_READ: u32 = 16;
 const MOST_READ: u32 = 300;
-
-/// What a namespace's tracked fields add up to: every thread, and every entry.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Census {
-    pub threads: u64,
-    pub entries: u64,
-}
 
 pub struct Merge<'a> {
     filter: &'a Filter,
@@ -31,7 +24,7 @@ pub struct Merge<'a> {
     placed_threads: HashSet<String>,
     placed: u64,
     /// Of the threads read: entries the filter left out, and threads it left wholly out.
-    left_out: Census,
+    left_out: Counts,
     read_threads: u64,
     read_chars: usize,
     ended: bool,
@@ -46,7 +39,7 @@ impl<'a> Merge<'a> {
             waiting_chars: 0,
             placed_threads: HashSet::new(),
             placed: 0,
-            left_out: Census {
+            left_out: Counts {
                 threads: 0,
                 entries: 0,
             },
@@ -57,7 +50,7 @@ impl<'a> Merge<'a> {
     }
 
     /// How many threads to read next; `None` once the page and its totals are known. Without
-    /// `since` and `limit`, a [`Census`] gives the totals of a full page, so reading stops at
+    /// `since` and `limit`, a [`Counts`] gives the totals of a full page, so reading stops at
     /// once; with them, the totals count what reading finds.
     /// With `limit`, no query asks for more than the threads still to place and one more: the
     /// one whose newest entry tells that nothing unread comes before the last of them.
@@ -84,7 +77,7 @@ impl<'a> Merge<'a> {
         )
     }
 
-    /// Whether a full page's totals come from a [`Census`].
+    /// Whether a full page's totals come from a [`Counts`].
     pub fn needs_census(&self) -> bool {
         self.filter.since.is_none() && self.filter.limit.is_none()
     }
@@ -143,7 +136,7 @@ impl<'a> Merge<'a> {
 
     /// The page; `census` is needed when [`needs_census`](Self::needs_census) and the page is
     /// full.
-    pub fn finish(mut self, census: Option<Census>) -> Page {
+    pub fn finish(mut self, census: Option<Counts>) -> Page {
         // Reading stopped: what still waits is of threads read whole, so nothing unread comes
         // before it (with a limit reached, only the chosen threads' entries are placed).
         self.release(None);

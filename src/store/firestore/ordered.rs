@@ -10,11 +10,11 @@ use super::FirestoreStore;
 use super::calls::counted;
 use super::failure::unavailable;
 use super::layout::{ENTRY_COUNT, LOADED, NEWEST_MICROS, THREADS};
-use super::merge::{Census, Merge};
+use super::merge::Merge;
 use super::small::whole_page;
 use super::tracked::Tracked;
 use super::values::thread_entries;
-use crate::domain::{Filter, Namespace, Page, PageBuilder};
+use crate::domain::{Counts, Filter, Namespace, Page, PageBuilder};
 use crate::store::{StoreError, usage};
 
 /// The aggregation's answer. `mean` is the average `entry_count` of the threads that have
@@ -162,7 +162,7 @@ impl FirestoreStore {
             _ => 0,
         };
         Ok(Counted {
-            all: Census {
+            all: Counts {
                 threads: totals.threads,
                 entries,
             },
@@ -175,7 +175,7 @@ impl FirestoreStore {
 /// ones, and how many threads are tracked.
 #[derive(Debug, Default, Clone, Copy)]
 pub(super) struct Counted {
-    pub all: Census,
+    pub all: Counts,
     pub tracked: u64,
 }
 

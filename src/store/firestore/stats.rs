@@ -6,8 +6,9 @@ use futures_util::{StreamExt, TryStreamExt, stream};
 
 use super::FirestoreStore;
 use super::values::thread_entries;
+use crate::domain::Counts;
 use crate::domain::Namespace;
-use crate::store::{Counts, NamespaceStats, StoreError};
+use crate::store::{NamespaceStats, StoreError};
 
 /// Threads read a page at a time from a namespace that is not tracked yet.
 const PAGE: u32 = 100;

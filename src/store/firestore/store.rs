@@ -12,12 +12,13 @@ use super::values::{
     document_id, entry_values, expiry, newest_entry, thread_entries, value_micros,
 };
 use super::writes::{delete_write, entries_write};
+use crate::domain::Counts;
 use crate::domain::{
     Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile, ProfileDraft,
     ProfileWrite, Retention, Thread, ThreadId, Vector,
 };
 use crate::search::{Candidate, Query, TermCounts};
-use crate::store::{Counts, Dropped, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
+use crate::store::{Dropped, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
 
 #[async_trait]
 impl MemoryStore for FirestoreStore {

@@ -6,8 +6,9 @@ use std::collections::HashSet;
 use rusqlite::types::{Type, Value, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
+use crate::domain::Counts;
 use crate::domain::{Entry, Filter, Located, Page, PageBuilder, Retention, Writer, entry_micros};
-use crate::store::{Counts, Dropped};
+use crate::store::Dropped;
 
 /// Appends `entry` to the thread and makes it the thread's latest; answers its `seq`.
 pub fn insert_entry(

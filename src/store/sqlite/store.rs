@@ -9,12 +9,13 @@ use super::group_commit::{Queued, commit_queued};
 use super::snapshot::Snapshot;
 use super::sql::{self, counts};
 use super::{SqliteStore, Stop, profile, search, vectors};
+use crate::domain::Counts;
 use crate::domain::{
     Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile, ProfileDraft,
     ProfileWrite, Retention, Thread, ThreadId, Vector,
 };
 use crate::search::{Candidate, Query, TermCounts};
-use crate::store::{Counts, MemoryStore, NamespaceStats, SaveOutcome, StoreError};
+use crate::store::{MemoryStore, NamespaceStats, SaveOutcome, StoreError};
 
 #[async_trait]
 impl MemoryStore for SqliteStore {

@@ -11,7 +11,7 @@ use crate::http::limits::{FORM_BODY_BYTES, read_body};
 use crate::http::state::AppState;
 use crate::http::state::OAuthOn;
 use crate::oauth::client::{self, Registration};
-use crate::oauth::{ErrorCode, OAuthError};
+use crate::oauth::{OAuthCode, OAuthError};
 
 pub async fn register(
     OAuthOn(oauth): OAuthOn,
@@ -26,11 +26,11 @@ pub async fn register(
     // Read only once the address may register, and no more than metadata needs.
     let body = read_body(body, FORM_BODY_BYTES)
         .await
-        .map_err(|err| unread(ErrorCode::InvalidClientMetadata, &err))?;
+        .map_err(|err| unread(OAuthCode::InvalidClientMetadata, &err))?;
     // Section 3.2.2: metadata that cannot be read is invalid metadata.
     let registration: Registration = serde_json::from_slice(&body).map_err(|e| {
         OAuthError::refused(
-            ErrorCode::InvalidClientMetadata,
+            OAuthCode::InvalidClientMetadata,
             format!("the body must be a JSON object of client metadata ({e})"),
         )
     })?;

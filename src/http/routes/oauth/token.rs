@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use crate::http::error::{OAuthFailure, unread};
 use crate::http::limits::{FORM_BODY_BYTES, read_body};
 use crate::http::state::OAuthOn;
-use crate::oauth::{BasicCredentials, ErrorCode, OAuthError, TokenParams};
+use crate::oauth::{BasicCredentials, OAuthCode, OAuthError, TokenParams};
 
 pub async fn token(
     OAuthOn(oauth): OAuthOn,
@@ -42,7 +42,7 @@ pub async fn revoke(
 ) -> Result<HttpResponse, OAuthFailure> {
     let params: RevokeParams = form(&req, body).await?;
     let Some(token) = params.token else {
-        return Err(OAuthError::refused(ErrorCode::InvalidRequest, "token is missing").into());
+        return Err(OAuthError::refused(OAuthCode::InvalidRequest, "token is missing").into());
     };
     oauth
         .revoke(
@@ -69,18 +69,18 @@ async fn form<T: DeserializeOwned>(
         .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
     if !is_form {
         return Err(OAuthError::refused(
-            ErrorCode::InvalidRequest,
+            OAuthCode::InvalidRequest,
             "send the parameters as application/x-www-form-urlencoded",
         )
         .into());
     }
     let body = read_body(body, FORM_BODY_BYTES)
         .await
-        .map_err(|err| unread(ErrorCode::InvalidRequest, &err))?;
+        .map_err(|err| unread(OAuthCode::InvalidRequest, &err))?;
     // The error names the field, never a value.
     serde_urlencoded::from_bytes(&body).map_err(|e| {
         OAuthError::refused(
-            ErrorCode::InvalidRequest,
+            OAuthCode::InvalidRequest,
             format!("the form could not be read: {e}; send each parameter once"),
         )
         .into()
@@ -95,7 +95,7 @@ fn basic(req: &HttpRequest) -> Result<Option<BasicCredentials>, OAuthError> {
     };
     let malformed = || {
         OAuthError::refused(
-            ErrorCode::InvalidClient,
+            OAuthCode::InvalidClient,
             "the Authorization header must be Basic base64(client_id:client_secret)",
         )
     };
