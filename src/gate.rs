@@ -136,6 +136,13 @@ impl Gate {
         Ok(Some(session))
     }
 
+    /// Counts a refresh token `client` presented that this server never issued (or has no
+    /// record of, of an earlier kioku's shape) as a failed sign-in; past the limit, how long
+    /// until it may present one again.
+    pub fn guessed_refresh(&self, client: IpAddr) -> Result<(), Duration> {
+        self.failed_sign_ins.failed(client, Door::Token)
+    }
+
     /// Admits and counts one record `client` would have stored at `door` before anyone signed
     /// in (a client registration, a sign-in begun at the OpenID Provider).
     /// If refused, how long until `client` may.

@@ -20,6 +20,8 @@ pub enum Door {
     Provider,
     /// A client metadata document fetched for an authorization request.
     ClientDocument,
+    /// The token endpoint, where a client presents a refresh token.
+    Token,
 }
 
 impl Door {
@@ -34,6 +36,7 @@ impl Door {
             Self::Register => "register",
             Self::Provider => "provider",
             Self::ClientDocument => "client_document",
+            Self::Token => "token",
         }
     }
 }

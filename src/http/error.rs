@@ -234,6 +234,10 @@ pub enum OAuthFailure {
     /// it may again after the wait.
     #[error("this address may store no more for {0:?}")]
     Throttled(Duration),
+    /// The client's address presented as many unknown refresh tokens as it may
+    /// (`crate::throttle`); it may again after the wait.
+    #[error("this address guessed refresh tokens too often for {0:?}")]
+    Guessing(Duration),
     /// A body refused before it was read whole: the answer closes the connection, so that the
     /// rest of the body is neither read nor kept.
     #[error(transparent)]
@@ -247,11 +251,12 @@ impl ResponseError for OAuthFailure {
                 code: OAuthCode::InvalidClient | OAuthCode::InvalidToken,
                 ..
             }) => StatusCode::UNAUTHORIZED,
-            Self::OAuth(OAuthError::Refused { .. }) | Self::Unread(_) => StatusCode::BAD_REQUEST,
+            Self::OAuth(OAuthError::Refused { .. } | OAuthError::UnknownRefreshToken)
+            | Self::Unread(_) => StatusCode::BAD_REQUEST,
             Self::OAuth(OAuthError::Store(_) | OAuthError::Upstream(_)) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
-            Self::Throttled(_) | Self::OAuth(OAuthError::Throttled { .. }) => {
+            Self::Throttled(_) | Self::Guessing(_) | Self::OAuth(OAuthError::Throttled { .. }) => {
                 StatusCode::TOO_MANY_REQUESTS
             }
         }
@@ -270,6 +275,9 @@ impl ResponseError for OAuthFailure {
             | Self::Unread(OAuthError::Refused { code, description }) => {
                 (code.as_str(), description.clone())
             }
+            Self::OAuth(unknown @ OAuthError::UnknownRefreshToken) => {
+                (OAuthCode::InvalidGrant.as_str(), unknown.to_string())
+            }
             Self::OAuth(OAuthError::Throttled { what, wait }) => {
                 let secs = retry_after_secs(*wait);
                 response.insert_header((header::RETRY_AFTER, secs));
@@ -286,13 +294,17 @@ impl ResponseError for OAuthFailure {
                     "try again in a few seconds".into(),
                 )
             }
-            Self::Throttled(wait) => {
+            Self::Throttled(wait) | Self::Guessing(wait) => {
                 let secs = retry_after_secs(*wait);
                 response.insert_header((header::RETRY_AFTER, secs));
+                let what = match self {
+                    Self::Guessing(_) => "unknown refresh tokens",
+                    _ => "registrations",
+                };
                 (
                     "temporarily_unavailable",
                     format!(
-                        "too many registrations from this address of late; try again in {secs} seconds"
+                        "too many {what} from this address of late; try again in {secs} seconds"
                     ),
                 )
             }

@@ -60,6 +60,10 @@ pub enum OAuthError {
         what: &'static str,
         wait: std::time::Duration,
     },
+    /// A refresh token with no record and no current grant of the client's: a guess, or one
+    /// that went with its grant; the token endpoint counts it against the client's address.
+    #[error("this refresh token is unknown or revoked")]
+    UnknownRefreshToken,
     #[error("the store failed")]
     Store(#[from] StoreError),
     #[error("the OpenID Provider could not sign the person in")]

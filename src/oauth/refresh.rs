@@ -86,23 +86,18 @@ impl AuthorizationServer {
 
     /// A refresh token with no record: unknown, or rotated long enough ago that its record is
     /// gone. Then the grant it names, if still current and the client's, holds a newer one, so
-    /// this one was presented again after its rotation: the grant goes.
+    /// this one was presented again after its rotation: the grant goes. Otherwise it is
+    /// unknown, which the token endpoint counts against the client's address.
     async fn unrecorded(&self, client: &Client, token: &str) -> Result<TokenResponse, OAuthError> {
-        let unknown = || {
-            refuse(
-                OAuthCode::InvalidGrant,
-                "this refresh token is unknown or revoked",
-            )
-        };
         let Some(grant_id) = secret::refresh_grant(token) else {
-            return unknown();
+            return Err(OAuthError::UnknownRefreshToken);
         };
         match self.store.grant(grant_id).await? {
             Some(grant) if grant.client_id == client.id && grant.expires_at > Utc::now() => {
                 self.store.revoke_grant(&grant.id).await?;
                 refuse(OAuthCode::InvalidGrant, REPLAYED)
             }
-            _ => unknown(),
+            _ => Err(OAuthError::UnknownRefreshToken),
         }
     }
 }

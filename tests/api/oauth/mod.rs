@@ -2,7 +2,8 @@
 //! confidential client, an MCP client that registers itself and uses PKCE (by hand, and
 //! through the official MCP TypeScript SDK), one known by its metadata document, sign-in at a
 //! real OpenID Provider, and every refusal in OAuth's shape; a client's refresh race;
-//! registrations limited per address, refreshes per grant and approvals per person; and bodies from anyone not signed in limited to what
+//! registrations limited per address, refreshes per grant, made-up refresh tokens per address
+//! and approvals per person; and bodies from anyone not signed in limited to what
 //! they need.
 
 mod bodies;
@@ -13,6 +14,7 @@ mod document_floods;
 pub mod documents;
 mod floods;
 pub mod flow;
+mod guesses;
 mod log;
 mod oidc;
 mod pace;

@@ -10,16 +10,25 @@ use serde::de::DeserializeOwned;
 
 use crate::http::error::{OAuthFailure, unread};
 use crate::http::limits::{FORM_BODY_BYTES, read_body};
-use crate::http::state::OAuthOn;
+use crate::http::state::{AppState, OAuthOn};
 use crate::oauth::{BasicCredentials, OAuthCode, OAuthError, TokenParams};
 
 pub async fn token(
     OAuthOn(oauth): OAuthOn,
     req: HttpRequest,
     body: web::Payload,
+    app: web::Data<AppState>,
 ) -> Result<HttpResponse, OAuthFailure> {
     let params: TokenParams = form(&req, body).await?;
-    let answer = oauth.token(params, basic(&req)?).await?;
+    let answer = oauth.token(params, basic(&req)?).await;
+    // A guess costs the address, as a wrong API token does at the other doors; a flood gets 429.
+    if let Err(OAuthError::UnknownRefreshToken) = &answer {
+        let address = app.site.client_address(&req);
+        app.gate
+            .guessed_refresh(address)
+            .map_err(OAuthFailure::Guessing)?;
+    }
+    let answer = answer?;
     // Section 5.1: a response holding tokens is never cached.
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
