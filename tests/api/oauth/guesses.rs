@@ -30,9 +30,9 @@ async fn unknown_refresh_tokens_are_guesses_and_a_flood_gets_429() {
         0 => format!("made-up-{n}"),
         // The shape of one issued here, naming no grant.
         1 => format!("kioku_rt_nogrant{n}.{}", "0".repeat(64)),
-        // The real one's grant, with another random part: no record, and the grant is the
+        // The real one's grant, with a longer random part: no record, and the grant is the
         // other client's.
-        _ => format!("{}{n}", &real[..real.len() - 1]),
+        _ => format!("{real}{n}"),
     };
     let (other_client, _) = connected_client(app, &fresh.token).await;
     for n in 0..FAILURES_PER_WINDOW {
