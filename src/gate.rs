@@ -19,6 +19,10 @@ use crate::throttle::{FailedSignIns, UnsignedWrites};
 pub enum Refusal {
     #[error(transparent)]
     Credentials(#[from] AuthError),
+    /// The door is off (`/admin` with no admin token configured): answered as though it were
+    /// not there.
+    #[error("this door is off")]
+    Off,
     /// The client's address is past its limit at this door (failed sign-ins, or records stored
     /// before sign-in); it may try again after the wait.
     #[error("too many attempts from this address")]
@@ -97,6 +101,9 @@ impl Gate {
 
     /// An operator's call from `client` with `bearer`, which must be an admin token.
     pub fn admin(&self, client: IpAddr, bearer: Option<&str>) -> Result<(), Refusal> {
+        if self.admins.none() {
+            return Err(Refusal::Off);
+        }
         self.admit(client)?;
         match bearer {
             None => Err(AuthError::MissingCredentials.into()),

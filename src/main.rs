@@ -171,6 +171,16 @@ async fn export(settings: &Settings, namespace: Option<&str>) -> Result<(), Comm
     let (store, limit) = (stores.memory, stores.limit);
     let namespaces = transfer::namespaces(store.as_ref(), namespace, limit).await?;
     let count = namespaces.len();
+    if let Some(name) = namespace {
+        // An empty export of a namespace that holds nothing is most likely a typo.
+        let held = transfer::namespaces(store.as_ref(), None, limit).await?;
+        if !held.iter().any(|ns| ns.name() == namespaces[0].name()) {
+            return Err(CommandError::Usage(format!(
+                "no namespace named `{name}` holds memories; `kioku export` without --namespace \
+                 exports every one"
+            )));
+        }
+    }
     let mut out = io::BufWriter::new(io::stdout().lock());
     let written = transfer::export(store, namespaces, limit, &mut out).await?;
     out.flush()?;

@@ -46,6 +46,15 @@ pub enum StartupError {
     Documents(#[source] reqwest::Error),
     #[error("the server could not listen")]
     Listen(#[source] std::io::Error),
+    #[error(
+        "the server could not listen on {address}: set PORT (or --port) to a free port, or \
+         KIOKU_HOST (or --host) to an address of this machine"
+    )]
+    Bind {
+        address: String,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// A token generated for a local run, to show the user once.
@@ -73,8 +82,12 @@ pub struct Stores {
 impl Application {
     /// Listens where `settings` say, then builds.
     pub async fn build(settings: Settings) -> Result<Self, StartupError> {
-        let listener =
-            TcpListener::bind((settings.host(), settings.port)).map_err(StartupError::Listen)?;
+        let listener = TcpListener::bind((settings.host(), settings.port)).map_err(|source| {
+            StartupError::Bind {
+                address: SocketAddr::new(settings.host(), settings.port).to_string(),
+                source,
+            }
+        })?;
         Self::build_on(settings, listener).await
     }
 

@@ -45,6 +45,11 @@ impl AdminTokens {
     }
 
     /// Whether `presented` is one of these, in constant time.
+    /// Whether none is configured: `/admin` is off.
+    pub fn none(&self) -> bool {
+        self.digests.is_empty()
+    }
+
     pub fn admits(&self, presented: &str) -> bool {
         find(self.digests.iter(), presented).is_some()
     }

@@ -106,6 +106,7 @@ impl From<Refusal> for ApiError {
     fn from(refusal: Refusal) -> Self {
         match refusal {
             Refusal::Credentials(err) => Self::Auth(err),
+            Refusal::Off => Self::NotFound,
             Refusal::Throttled(wait) => Self::SignInThrottled(retry_after_secs(wait)),
             Refusal::RateLimited(wait) => Self::RateLimited(wait.as_secs() + 1),
             Refusal::Unavailable(err) => Self::Unavailable(err),

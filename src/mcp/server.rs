@@ -69,29 +69,29 @@ impl MemoryServer {
         })
     }
 
-    async fn save(&self, caller: &Caller, args: Arguments) -> Result<Outcome, Refusal> {
+    async fn save(&self, caller: &Caller, args: Arguments) -> Result<Outcome, ToolError> {
         let saved = self.memory.save(caller, parse::<SaveRequest>(args)?);
         Ok(Outcome::answer(&saved.await?))
     }
 
-    async fn load(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, Refusal> {
+    async fn load(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, ToolError> {
         let request: LoadRequest = parse(args)?;
         Ok(Outcome::answer(&self.memory.load(ns, &request).await?))
     }
 
-    async fn forget(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, Refusal> {
+    async fn forget(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, ToolError> {
         let request: ForgetRequest = parse(args)?;
         Ok(Outcome::answer(&self.memory.forget(ns, &request).await?))
     }
 
-    async fn load_profile(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, Refusal> {
+    async fn load_profile(&self, ns: &Namespace, args: Arguments) -> Result<Outcome, ToolError> {
         let request: ProfileReadRequest = parse(args)?;
         Ok(Outcome::answer(
             &self.memory.read_profile(ns, &request).await?,
         ))
     }
 
-    async fn save_profile(&self, caller: &Caller, args: Arguments) -> Result<Outcome, Refusal> {
+    async fn save_profile(&self, caller: &Caller, args: Arguments) -> Result<Outcome, ToolError> {
         let request: ProfileWriteRequest = parse(args)?;
         Ok(Outcome::answer(
             &self.memory.write_profile(caller, &request).await?,
@@ -138,13 +138,13 @@ impl ServerHandler for MemoryServer {
     }
 }
 
-/// Why a tool call was refused: a tool error the model can read and act on.
-enum Refusal {
+/// Why a tool call was refused: an error the model reads as the tool's result, and acts on.
+enum ToolError {
     Arguments(String),
     Memory(MemoryError),
 }
 
-impl From<MemoryError> for Refusal {
+impl From<MemoryError> for ToolError {
     fn from(err: MemoryError) -> Self {
         Self::Memory(err)
     }
@@ -153,7 +153,7 @@ impl From<MemoryError> for Refusal {
 /// A tool call's arguments, as sent.
 pub(super) type Arguments = Map<String, Value>;
 
-impl Refusal {
+impl ToolError {
     fn body(&self) -> ErrorBody {
         match self {
             Self::Arguments(problem) => ErrorBody::new(
@@ -174,15 +174,15 @@ impl Refusal {
 }
 
 /// A tool's arguments as its request type, refusing any it does not take.
-fn parse<T: DeserializeOwned + JsonSchema + Any>(args: Arguments) -> Result<T, Refusal> {
+fn parse<T: DeserializeOwned + JsonSchema + Any>(args: Arguments) -> Result<T, ToolError> {
     if let Some((unknown, known)) = unknown_argument::<T>(&args) {
         let expected: Vec<String> = known.iter().map(|name| format!("`{name}`")).collect();
-        return Err(Refusal::Arguments(format!(
+        return Err(ToolError::Arguments(format!(
             "unknown field `{unknown}`, expected one of {}",
             expected.join(", ")
         )));
     }
-    serde_json::from_value(Value::Object(args)).map_err(|e| Refusal::Arguments(e.to_string()))
+    serde_json::from_value(Value::Object(args)).map_err(|e| ToolError::Arguments(e.to_string()))
 }
 
 /// A tool's answer or refusal, encoded once: it is both the `structuredContent` and, as the

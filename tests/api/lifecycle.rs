@@ -251,19 +251,29 @@ async fn admins_list_export_and_delete_namespaces(store: StoreKind) {
     error_json(gone, 404, "unknown_namespace").await;
 }
 
-/// Without KIOKU_ADMIN_TOKENS no token reaches /admin.
+/// Without KIOKU_ADMIN_TOKENS `/admin` is not there: every path under it answers 404, as any
+/// unknown path does, whatever token comes; with them, a wrong token is told it is not one.
 #[tokio::test]
 async fn admin_is_off_without_admin_tokens() {
     let fresh = spawn_fresh(StoreKind::Sqlite, |s| s.admin_tokens = None).await;
-    for token in [ADMIN, ALICE] {
-        let response = fresh
-            .app
-            .call(Method::GET, "/admin/namespaces", token)
-            .send()
-            .await
-            .unwrap();
-        error_json(response, 403, "not_admin").await;
+    for path in ["/admin/namespaces", "/admin/export", "/admin/oauth/clients"] {
+        for token in [ADMIN, ALICE] {
+            let response = fresh
+                .app
+                .call(Method::GET, path, token)
+                .send()
+                .await
+                .unwrap();
+            error_json(response, 404, "not_found").await;
+        }
     }
+    let on = spawn_fresh(StoreKind::Sqlite, |_| {}).await;
+    let response = on
+        .app
+        .call(Method::GET, "/admin/namespaces", ALICE)
+        .send()
+        .await;
+    error_json(response.unwrap(), 403, "not_admin").await;
 }
 
 /// An export of more threads than a page (100) is streamed, not sent whole, and holds every

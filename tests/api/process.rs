@@ -240,6 +240,24 @@ async fn cloud_run_without_tokens_refuses_to_start() {
     );
 }
 
+/// A port already taken: the start names the address and what to set instead.
+#[tokio::test]
+async fn a_taken_port_is_named_with_what_to_change() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let launch = Launch::new().set("PORT", port.to_string());
+    let Err((status, log)) = launch.start() else {
+        panic!("started on a taken port");
+    };
+    assert!(!status.success());
+    let named = format!("127.0.0.1:{port}");
+    assert!(
+        log.iter()
+            .any(|l| l.contains(&named) && l.contains("set PORT") && l.contains("in use")),
+        "{log:?}"
+    );
+}
+
 /// Without API_TOKENS a local run makes a private token, says how to use it, and accepts it.
 #[tokio::test]
 async fn a_local_run_generates_a_private_token() {

@@ -265,3 +265,31 @@ fn a_command_that_fails_says_why_with_its_cause() {
     assert!(stderr.starts_with("kioku: "), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
+
+/// `export --namespace` of a namespace that holds nothing (a typo, most likely) fails and says
+/// so, rather than exporting nothing and succeeding; one that holds memories is exported.
+#[test]
+fn an_export_of_an_unknown_namespace_fails_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = format!(
+        "{}\n",
+        serde_json::json!({"namespace": "alice", "thread_id": "t-1", "entries": [
+            {"summary": "要約", "timestamp": "2026-12-06T12:00:00+09:00"}]})
+    );
+    succeeded(kioku(&["import"], &sqlite(dir.path()), lines.as_bytes()));
+    let (exported, _) = succeeded(kioku(
+        &["export", "--namespace", "alice"],
+        &sqlite(dir.path()),
+        b"",
+    ));
+    assert!(!exported.is_empty());
+    let output = kioku(
+        &["export", "--namespace", "alcie"],
+        &sqlite(dir.path()),
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("no namespace named `alcie`"), "{stderr}");
+}
