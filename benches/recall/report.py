@@ -152,10 +152,9 @@ def section(results, cost, source, binary_note, budget, elapsed):
             "connection, one request at a time.",
             "",
             "What each kioku costs: the server's CPU per request (all its threads, from "
-            "/proc schedstat), over 200 saves of 500-character summaries (the first 500 "
-            "characters of XQuAD's English and JSQuAD's Japanese paragraphs) and 200 searches, "
-            "one at a time; its memory after the whole run; the time from its start to "
-            "listening.",
+            "/proc schedstat), over 200 saves of 500-character summaries (XQuAD's English and "
+            "JSQuAD's Japanese paragraphs in a row, cut at 500) and 200 searches, one at a "
+            "time; its memory after the whole run; the time from its start to listening.",
             "",
             cost_table(cost),
             "",
