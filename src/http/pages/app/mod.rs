@@ -19,6 +19,7 @@ use actix_web::{guard, web};
 
 use super::respond::see_other;
 use crate::http::routes::fallback::method_not_allowed;
+use crate::http::routes::get_or_head;
 
 pub fn register(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -28,7 +29,7 @@ pub fn register(cfg: &mut web::ServiceConfig) {
     )
     .service(
         web::resource("/app")
-            .route(web::get().to(view::show))
+            .route(get_or_head().to(view::show))
             .route(web::post().to(view::browse))
             .default_service(method_not_allowed("GET, POST")),
     )

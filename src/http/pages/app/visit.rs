@@ -38,7 +38,7 @@ impl Visit {
             Ok(Some(session)) => session,
             Ok(None) => {
                 let (status, notice) = match (&presented, req.method().as_str()) {
-                    (None, "GET") => (StatusCode::OK, None),
+                    (None, "GET" | "HEAD") => (StatusCode::OK, None),
                     _ => (StatusCode::UNAUTHORIZED, Some(t.app.session_ended)),
                 };
                 let mut answer = sign_in_page(req, app, t, status, notice, None);
