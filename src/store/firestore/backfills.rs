@@ -1,4 +1,4 @@
-//! The backfills an instance starts on its own (backfill.rs): the namespaces under way, and
+//! The backfills an instance starts on its own (index/backfill.rs): the namespaces under way, and
 //! the one permit they take turns with, so that loads never start a crowd of them.
 
 use std::collections::HashSet;

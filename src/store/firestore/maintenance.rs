@@ -4,11 +4,11 @@ use async_trait::async_trait;
 use firestore::gcloud_sdk::google::firestore::v1::Value;
 
 use super::FirestoreStore;
-use super::index::thread_terms;
-use super::layout::EMBEDDED_BY;
-use super::values::{entry_value, entry_values, thread_entries};
-use super::vectors::embedded_by;
-use super::writes::{append_write, with_field};
+use super::document::entries::{entry_value, entry_values, thread_entries};
+use super::document::index::thread_terms;
+use super::document::layout::EMBEDDED_BY;
+use super::document::writes::{append_write, with_field};
+use super::vectors::document::embedded_by;
 use crate::domain::{Embedded, Entry, ModelId, Namespace, Profile, ThreadId};
 use crate::store::{EntryKey, Maintenance, StoreError, Unembedded};
 
@@ -33,34 +33,35 @@ impl Maintenance for FirestoreStore {
         thread: &ThreadId,
         entries: &[Entry],
     ) -> Result<u64, StoreError> {
-        let name = self.thread_path(ns, thread);
-        self.change(&name, |current| {
-            let held: Vec<Entry> = current
-                .map(|doc| {
-                    thread_entries(doc)
-                        .into_iter()
-                        .map(|item| item.entry)
-                        .collect()
-                })
-                .unwrap_or_default();
-            let mut missing: Vec<&Entry> = Vec::new();
-            for entry in entries {
-                if !held.contains(entry) && !missing.contains(&entry) {
-                    missing.push(entry);
+        let name = self.db.thread_path(ns, thread);
+        self.db
+            .change(&name, |current| {
+                let held: Vec<Entry> = current
+                    .map(|doc| {
+                        thread_entries(doc)
+                            .into_iter()
+                            .map(|item| item.entry)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let mut missing: Vec<&Entry> = Vec::new();
+                for entry in entries {
+                    if !held.contains(entry) && !missing.contains(&entry) {
+                        missing.push(entry);
+                    }
                 }
-            }
-            let added = missing.len() as u64;
-            let missing: Vec<Value> = missing.into_iter().map(entry_value).collect();
-            let mut values = current.map(entry_values).unwrap_or_default();
-            values.extend(missing.iter().cloned());
-            let write = (added > 0).then(|| {
-                let terms = thread_terms(&values);
-                let write = append_write(&name, missing, &terms, None, Some(&values));
-                with_field(write, EMBEDDED_BY, embedded_by(current, None))
-            });
-            Ok((write, added))
-        })
-        .await
+                let added = missing.len() as u64;
+                let missing: Vec<Value> = missing.into_iter().map(entry_value).collect();
+                let mut values = current.map(entry_values).unwrap_or_default();
+                values.extend(missing.iter().cloned());
+                let write = (added > 0).then(|| {
+                    let terms = thread_terms(&values);
+                    let write = append_write(&name, missing, &terms, None, Some(&values));
+                    with_field(write, EMBEDDED_BY, embedded_by(current, None))
+                });
+                Ok((write, added))
+            })
+            .await
     }
 
     async fn import_profile(

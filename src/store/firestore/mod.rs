@@ -1,56 +1,53 @@
 //! Firestore, for Cloud Run: any number of instances share one namespace. Memories live where
 //! the original function kept them, so the two read each other's; the OAuth server's records
 //! live in root collections of their own beside them.
+//!
+//! By what each part holds:
+//! - `db/`: the connection every part shares, its time limit, and the calls (a read, a commit,
+//!   the read-then-write loop);
+//! - `document/`: a thread document as values (the original's layout, the fields kioku keeps in
+//!   step with its entries, the size limit, the writes); nothing there calls Firestore;
+//! - `threads/`: a namespace's threads read whole, counted, saved to, summed up;
+//! - `load/`: a load's reads, one call for a small namespace, newest first for a large one;
+//! - `index/`: the search index's reads, and the backfill that sets it;
+//! - `vectors/`: a vector document per entry, found nearest, and their backfill;
+//! - `profiles.rs`: the profile's versions; `grants/`: the OAuth server's records;
+//! - `shapes.rs` and `backfills.rs`: what this instance keeps between requests: what it last
+//!   saw of each namespace, and the backfills it runs;
+//! - `store.rs` and `maintenance.rs`: the store traits' operations, each across the parts it
+//!   touches.
 
-mod at_once;
-mod backfill;
 mod backfills;
-mod calls;
-mod clients;
-mod failure;
+mod db;
+mod document;
 mod grants;
 mod index;
-mod layout;
+mod load;
 mod maintenance;
-mod merge;
-mod ordered;
-mod profile;
-mod records;
-mod save;
-mod search;
+mod profiles;
 mod shapes;
-mod size;
-mod small;
-mod stats;
 mod store;
-mod tracked;
-mod unembedded;
-mod values;
+mod threads;
 mod vectors;
-mod writes;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use firestore::{FirestoreDb, FirestoreDbOptions};
+use firestore::FirestoreDbOptions;
 
 use super::StoreError;
-use crate::domain::{Namespace, ThreadId};
 use backfills::Backfills;
-use clients::Clients;
-use failure::unavailable;
-use layout::{ROOT, THREADS};
+use db::Db;
+use shapes::Shapes;
 
 /// Firestore, for Cloud Run: any number of instances share one namespace.
 #[derive(Clone)]
 pub struct FirestoreStore {
-    clients: Clients,
-    /// How long one request to Firestore may take, the crate's and kioku's own alike.
-    request_timeout: Duration,
+    db: Db,
     backfills: Backfills,
-    shapes: shapes::Shapes,
-    /// Set once Firestore refuses the one-call load (at_once.rs).
+    shapes: Shapes,
+    /// Set once Firestore refuses the one-call load (load/at_once.rs).
     at_once_refused: Arc<AtomicBool>,
 }
 
@@ -73,33 +70,11 @@ impl FirestoreStore {
         }
         .with_database_id(database.to_owned())
         .with_request_timeout(request_timeout);
-        let db = tokio::time::timeout(request_timeout, FirestoreDb::with_options(options.clone()))
-            .await
-            .map_err(|_| StoreError::Timeout(request_timeout.as_secs()))?
-            .map_err(|e| unavailable("connecting to Firestore failed", e))?;
         Ok(Self {
-            clients: Clients::new(db, options, request_timeout),
-            request_timeout,
+            db: Db::connect(options, request_timeout).await?,
             backfills: Backfills::default(),
-            shapes: shapes::Shapes::default(),
+            shapes: Shapes::default(),
             at_once_refused: Arc::default(),
         })
-    }
-
-    /// The client for a call to Firestore (clients.rs).
-    pub(super) fn db(&self) -> FirestoreDb {
-        self.clients.current()
-    }
-
-    pub(super) fn threads_path(&self, ns: &Namespace) -> String {
-        format!(
-            "{}/{ROOT}/{}",
-            self.clients.shared().get_documents_path(),
-            ns.name()
-        )
-    }
-
-    pub(super) fn thread_path(&self, ns: &Namespace, thread: &ThreadId) -> String {
-        format!("{}/{THREADS}/{}", self.threads_path(ns), thread.as_str())
     }
 }

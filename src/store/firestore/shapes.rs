@@ -1,15 +1,19 @@
 //! What this instance last saw of each namespace it loaded: more than [`FIRST_READ`] threads,
 //! or at most that many, how many, and its profile's newest version (or none). A load goes by
-//! it: straight to the read in order for a large namespace (ordered.rs), one call for a small
-//! one without a profile (at_once.rs). It is only a hint, which other instances' writes make
+//! it: straight to the read in order for a large namespace (load/ordered.rs), one call for a small
+//! one without a profile (load/at_once.rs). It is only a hint, which other instances' writes make
 //! stale: every answer it leads to is checked by the read itself, so that a stale hint costs a
 //! call, never a wrong answer.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::merge::FIRST_READ;
 use crate::domain::Namespace;
+
+/// Threads the first query of a load reads: most namespaces hold fewer, and are read in one
+/// query; one of large threads reads at most 15 more than its page needs, once. Each later
+/// query reads as many as the budget left seems to need, from the size of those read so far.
+pub const FIRST_READ: u32 = 16;
 
 /// Namespaces remembered at most; past that, the memory starts again, so that it cannot grow
 /// the heap.

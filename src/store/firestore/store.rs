@@ -1,17 +1,17 @@
-//! The Firestore store's calls.
+//! The memory store's operations on Firestore, each across the parts it touches: a save appends
+//! to its thread (threads/save.rs) with its vector, a forget prunes the vectors it leaves.
 
 use async_trait::async_trait;
 use firestore::gcloud_sdk::google::firestore::v1::Value;
 
 use super::FirestoreStore;
-use super::calls::Tries;
-use super::failure::unavailable;
-use super::index::thread_terms;
-use super::shapes::Shape;
-use super::values::{
+use super::db::Tries;
+use super::document::entries::{
     document_id, entry_values, expiry, newest_entry, thread_entries, value_micros,
 };
-use super::writes::{delete_write, entries_write};
+use super::document::index::thread_terms;
+use super::document::writes::{delete_write, entries_write};
+use super::shapes::Shape;
 use crate::domain::Counts;
 use crate::domain::{
     Embedded, Entry, Filter, Located, ModelId, Namespace, Page, PageBuilder, Profile, ProfileDraft,
@@ -24,7 +24,7 @@ use crate::store::{Dropped, MemoryStore, NamespaceStats, SaveOutcome, StoreError
 impl MemoryStore for FirestoreStore {
     /// Reads the thread (to answer a repeated save with the entry it repeats, and to tell a new
     /// thread) and counts the namespace's threads, at once; then appends `entry` with one commit
-    /// (save.rs), read again only when another write to an untracked thread came first, or
+    /// (threads/save.rs), read again only when another write to an untracked thread came first, or
     /// when the thread has to be looked at: a cap on its entries, or a first try that would have
     /// passed the size limit. Then enforces the thread cap. Two identical saves at once may both
     /// land: a repeat is a retry, which comes after the save it repeats.
@@ -36,8 +36,8 @@ impl MemoryStore for FirestoreStore {
         vector: Option<&Embedded>,
         retention: &Retention,
     ) -> Result<SaveOutcome, StoreError> {
-        let name = self.thread_path(ns, thread);
-        let (current, counted) = tokio::join!(self.get(&name), self.count(ns));
+        let name = self.db.thread_path(ns, thread);
+        let (current, counted) = tokio::join!(self.db.get(&name), self.count(ns));
         let (mut current, counted) = (current?, counted?);
         let threads = counted.all.threads;
         let expire_at = expiry(retention);
@@ -62,7 +62,7 @@ impl MemoryStore for FirestoreStore {
                 match appended {
                     Ok(Some(())) => break (Dropped::default(), new_thread),
                     Ok(None) => {
-                        current = self.get(&name).await?;
+                        current = self.db.get(&name).await?;
                         continue;
                     }
                     Err(StoreError::DocumentTooLarge) => {}
@@ -102,7 +102,7 @@ impl MemoryStore for FirestoreStore {
         self.page_of(ns, small, filter, page).await
     }
 
-    /// A namespace this instance saw small without a profile is read in one call (at_once.rs).
+    /// A namespace this instance saw small without a profile is read in one call (load/at_once.rs).
     /// Else a small namespace is read beside the profile, and paged once the profile's share of
     /// the budget is known; a large one is read in order after it, within what the profile
     /// leaves.
@@ -178,8 +178,9 @@ impl MemoryStore for FirestoreStore {
         thread: &ThreadId,
         at: Option<i64>,
     ) -> Result<Counts, StoreError> {
-        let name = self.thread_path(ns, thread);
+        let name = self.db.thread_path(ns, thread);
         let counts = self
+            .db
             .change(&name, |current| {
                 let Some(doc) = current else {
                     return Ok((None, Counts::default()));
@@ -213,7 +214,7 @@ impl MemoryStore for FirestoreStore {
     }
 
     async fn namespace_names(&self) -> Result<Vec<String>, StoreError> {
-        self.list_namespace_names().await
+        self.db.namespace_names().await
     }
 
     async fn threads_page(
@@ -246,7 +247,7 @@ impl MemoryStore for FirestoreStore {
                 .sum(),
         };
         let names: Vec<String> = documents.into_iter().map(|doc| doc.name).collect();
-        self.delete_all(&names).await?;
+        self.db.delete_all(&names).await?;
         self.delete_vectors(ns).await?;
         self.forget_profile_versions(ns).await?;
         Ok(held)
@@ -285,9 +286,6 @@ impl MemoryStore for FirestoreStore {
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
-        self.db()
-            .ping()
-            .await
-            .map_err(|e| unavailable("the Firestore ping failed", e))
+        self.db.ping().await
     }
 }

@@ -15,7 +15,7 @@ pub const UPDATED_AT: &str = "updated_at";
 /// Kept in step with `entries` by every kioku write (tracked.rs), so that loads can read a
 /// namespace's threads newest first and stop once the budget is full: the time of the thread's
 /// newest entry, in microseconds since the epoch, and how many entries it holds. The original's
-/// threads lack both until the backfill (backfill.rs) sets them.
+/// threads lack both until the backfill (index/backfill.rs) sets them.
 pub const NEWEST_MICROS: &str = "newest_micros";
 pub const ENTRY_COUNT: &str = "entry_count";
 /// What a load reads of a thread: its entries, and the tracked fields that tell they are whole.
@@ -30,7 +30,7 @@ pub const TERMS_VERSION: &str = "terms_version";
 /// With `KIOKU_RETENTION_DAYS`, when the thread is past its age if no save comes first: the
 /// field of the thread collection group's TTL policy (docs/deploy.md).
 pub const EXPIRE_AT: &str = "expire_at";
-/// Each entry's vector, for search by meaning, a document per entry (vectors.rs):
+/// Each entry's vector, for search by meaning, a document per entry (vectors/):
 /// `memory/{namespace}/vectors/{id}`, beside the threads, since `findNearest` searches one
 /// vector field per document. The original never reads it. Its fields: the entry's thread id
 /// and time (in microseconds), the model's id, the vector, and the thread's `expire_at` when
@@ -44,10 +44,10 @@ pub const EMBEDDING: &str = "embedding";
 /// `""` when some entry may lack one. Set on every thread kioku writes or tracks, so that the
 /// backfill asks only for the threads it must read (`embedded_by != model`).
 pub const EMBEDDED_BY: &str = "embedded_by";
-/// Each namespace's profile, a document per kept version (profile.rs):
+/// Each namespace's profile, a document per kept version (profiles.rs):
 /// `memory/{namespace}/profile_versions/{version}`. The original never reads it. Its name sorts
 /// before `threads`, and `vectors` after, which lets one listing read a small namespace's
-/// threads and any version written since it had none (at_once.rs).
+/// threads and any version written since it had none (load/at_once.rs).
 pub const PROFILE_VERSIONS: &str = "profile_versions";
 /// A version's number, which orders them; its text and the client's time of the write
 /// (`updated_at`, as on threads).
@@ -57,7 +57,7 @@ pub const PROFILE: &str = "profile";
 pub const MAX_WRITES_PER_COMMIT: usize = 500;
 
 /// The OAuth server's root collections, apart from the original's `memory`: clients and
-/// grants by id, credentials by the digest of their value (records.rs has their fields).
+/// grants by id, credentials by the digest of their value (grants/records.rs has their fields).
 pub const CLIENTS: &str = "kioku_oauth_clients";
 pub const GRANTS: &str = "kioku_oauth_grants";
 pub const CREDENTIALS: &str = "kioku_oauth_credentials";

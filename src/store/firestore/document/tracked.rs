@@ -9,9 +9,9 @@ use firestore::gcloud_sdk::google::firestore::v1::{
     document_transform::field_transform::TransformType, value::ValueType,
 };
 
-use super::layout::{ENTRY_COUNT, NEWEST_MICROS};
-use super::values::{integer, readable_micros, thread_entries};
 use crate::domain::Located;
+use crate::store::firestore::document::entries::{integer, readable_micros, thread_entries};
+use crate::store::firestore::document::layout::{ENTRY_COUNT, NEWEST_MICROS};
 
 /// What a thread's tracked fields say about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

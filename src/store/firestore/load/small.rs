@@ -8,20 +8,20 @@ use std::collections::HashSet;
 
 use firestore::gcloud_sdk::google::firestore::v1::Document;
 
-use super::FirestoreStore;
-use super::failure::unavailable;
-use super::layout::{LOADED, THREADS};
-use super::merge::FIRST_READ;
-use super::shapes::Shape;
-use super::tracked::tracks;
-use super::values::thread_entries;
 use crate::domain::{Filter, Located, Namespace, Page, PageBuilder};
 use crate::store::StoreError;
+use crate::store::firestore::FirestoreStore;
+use crate::store::firestore::db::unavailable;
+use crate::store::firestore::document::entries::thread_entries;
+use crate::store::firestore::document::layout::{LOADED, THREADS};
+use crate::store::firestore::document::tracked::tracks;
+use crate::store::firestore::shapes::FIRST_READ;
+use crate::store::firestore::shapes::Shape;
 
 impl FirestoreStore {
     /// Every thread of `ns` with the fields a load reads, when it holds at most [`FIRST_READ`]
     /// and `filter` names no thread; `None` when it holds more, or was found to before.
-    pub(super) async fn whole_if_small(
+    pub(in crate::store::firestore) async fn whole_if_small(
         &self,
         ns: &Namespace,
         filter: &Filter,
@@ -34,8 +34,9 @@ impl FirestoreStore {
         loop {
             let wanted = FIRST_READ + 1 - documents.len() as u32;
             let page = self
+                .db
                 .list_below(
-                    self.threads_path(ns),
+                    self.db.namespace_path(ns),
                     Some(THREADS),
                     wanted,
                     &LOADED,
@@ -58,7 +59,7 @@ impl FirestoreStore {
 
     /// The page of `small`, the namespace read whole by [`whole_if_small`](Self::whole_if_small);
     /// without it, of one thread or a larger namespace.
-    pub(super) async fn page_of(
+    pub(in crate::store::firestore) async fn page_of(
         &self,
         ns: &Namespace,
         small: Option<Vec<Document>>,
@@ -73,7 +74,7 @@ impl FirestoreStore {
 
     /// The page of a small namespace read whole; a thread without the tracked fields starts the
     /// backfill, which searches need. Each thread's entries are read from its document once.
-    pub(super) fn small_page(
+    pub(in crate::store::firestore) fn small_page(
         &self,
         ns: &Namespace,
         documents: &[Document],
@@ -94,7 +95,7 @@ impl FirestoreStore {
 }
 
 /// The page of `items`, every entry a load admits of the threads it read.
-pub(super) fn whole_page(mut items: Vec<Located>, filter: &Filter, mut page: PageBuilder) -> Page {
+pub fn whole_page(mut items: Vec<Located>, filter: &Filter, mut page: PageBuilder) -> Page {
     items.sort_by(Located::load_order);
     filter.limit_threads(&mut items);
     let totals = (items.len() as u64, distinct_threads(&items));

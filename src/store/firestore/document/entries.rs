@@ -5,8 +5,8 @@ use chrono::{TimeDelta, Utc};
 use firestore::gcloud_sdk::google::firestore::v1::{Document, MapValue, Value, value::ValueType};
 use firestore::gcloud_sdk::prost_types::Timestamp;
 
-use super::layout::{ENTRIES, UPDATED_AT, WRITER};
 use crate::domain::{Entry, Located, Retention, Writer, entry_micros};
+use crate::store::firestore::document::layout::{ENTRIES, UPDATED_AT, WRITER};
 
 pub fn timestamp(at: chrono::DateTime<Utc>) -> Timestamp {
     Timestamp {

@@ -2,8 +2,8 @@
 
 use firestore::gcloud_sdk::tonic::{Code, Status};
 
-use super::layout::ROOT;
 use crate::store::StoreError;
+use crate::store::firestore::document::layout::ROOT;
 
 /// The failure, for the operator's log, with document paths left out: a bare token's
 /// namespace is named by the token, and Firestore's messages quote paths.

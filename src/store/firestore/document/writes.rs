@@ -14,9 +14,9 @@ use firestore::gcloud_sdk::google::firestore::v1::{
 };
 use firestore::gcloud_sdk::prost_types::Timestamp;
 
-use super::index;
-use super::layout::{ENTRIES, EXPIRE_AT, UPDATED_AT};
-use super::tracked::{Tracked, appended};
+use crate::store::firestore::document::index;
+use crate::store::firestore::document::layout::{ENTRIES, EXPIRE_AT, UPDATED_AT};
+use crate::store::firestore::document::tracked::{Tracked, appended};
 
 /// The document must be as read: last updated then, or still missing.
 pub fn unchanged(document: Option<&Document>) -> Precondition {

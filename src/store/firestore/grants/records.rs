@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use firestore::gcloud_sdk::google::firestore::v1::{ArrayValue, Document, Value, value::ValueType};
 
-use super::layout::{EXPIRES_AT, GRANT_ID, NAMESPACE, USED};
-use super::values::{document_id, string_value, timestamp};
+use crate::store::firestore::document::entries::{document_id, string_value, timestamp};
+use crate::store::firestore::document::layout::{EXPIRES_AT, GRANT_ID, NAMESPACE, USED};
 use crate::store::{Client, Credential, CredentialKind, Grant, StoreError};
 
 /// A document's fields, by name.

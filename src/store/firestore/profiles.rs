@@ -8,11 +8,11 @@ use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, value::Value
 use firestore::gcloud_sdk::prost_types::Timestamp;
 
 use super::FirestoreStore;
-use super::calls::{Tries, counted};
-use super::failure::unavailable;
-use super::layout::{PROFILE, PROFILE_VERSIONS, UPDATED_AT, VERSION};
-use super::values::{expiry, integer, string_value, writer_field, writer_in};
-use super::writes::{create_write, delete_write, expire_at_field};
+use super::db::unavailable;
+use super::db::{Tries, counted};
+use super::document::entries::{expiry, integer, string_value, writer_field, writer_in};
+use super::document::layout::{PROFILE, PROFILE_VERSIONS, UPDATED_AT, VERSION};
+use super::document::writes::{create_write, delete_write, expire_at_field};
 use crate::domain::{
     KEPT_PROFILE_VERSIONS, Namespace, Profile, ProfileDraft, ProfileWrite, Retention,
 };
@@ -20,7 +20,7 @@ use crate::store::StoreError;
 
 impl FirestoreStore {
     fn versions_path(&self, ns: &Namespace) -> String {
-        format!("{}/{PROFILE_VERSIONS}", self.threads_path(ns))
+        format!("{}/{PROFILE_VERSIONS}", self.db.namespace_path(ns))
     }
 
     /// A version's document: its number, zero-padded so that ids sort as numbers.
@@ -36,7 +36,7 @@ impl FirestoreStore {
         not_before: Option<i64>,
     ) -> Result<Option<Profile>, StoreError> {
         let doc = match version {
-            Some(version) => self.get(&self.version_path(ns, version)).await?,
+            Some(version) => self.db.get(&self.version_path(ns, version)).await?,
             None => self.newest_version(ns).await?,
         };
         let profile = doc.as_ref().map(profile_in).transpose()?;
@@ -45,11 +45,12 @@ impl FirestoreStore {
 
     async fn newest_version(&self, ns: &Namespace) -> Result<Option<Document>, StoreError> {
         let newest: Vec<Document> = self
-            .db()
+            .db
+            .current()
             .fluent()
             .select()
             .from(PROFILE_VERSIONS)
-            .parent(self.threads_path(ns))
+            .parent(self.db.namespace_path(ns))
             .order(|o| o.fields([o.field(VERSION).desc()]))
             .limit(1)
             .query()
@@ -83,7 +84,7 @@ impl FirestoreStore {
                 writes.push(delete_write(&self.version_path(ns, gone)));
             }
             let written = ProfileWrite::Written(written);
-            if let Some(written) = self.commit_unless_lost(writes, written).await? {
+            if let Some(written) = self.db.commit_unless_lost(writes, written).await? {
                 return Ok(written);
             }
         }
@@ -116,7 +117,12 @@ impl FirestoreStore {
             let path = self.version_path(ns, version.version);
             let create = create_write(&path, fields(version, None));
             // A version held already is not created again.
-            if self.commit_unless_lost(vec![create], ()).await?.is_some() {
+            if self
+                .db
+                .commit_unless_lost(vec![create], ())
+                .await?
+                .is_some()
+            {
                 added += 1;
             }
         }
@@ -127,7 +133,7 @@ impl FirestoreStore {
             .filter(|p| p.version + KEPT_PROFILE_VERSIONS <= newest)
             .map(|p| self.version_path(ns, p.version))
             .collect();
-        self.delete_all(&gone).await?;
+        self.db.delete_all(&gone).await?;
         Ok(added)
     }
 
@@ -139,16 +145,17 @@ impl FirestoreStore {
             .into_iter()
             .map(|doc| doc.name)
             .collect();
-        self.delete_all(&names).await?;
+        self.db.delete_all(&names).await?;
         Ok(names.len() as u64)
     }
 
     async fn version_documents(&self, ns: &Namespace) -> Result<Vec<Document>, StoreError> {
-        self.db()
+        self.db
+            .current()
             .fluent()
             .select()
             .from(PROFILE_VERSIONS)
-            .parent(self.threads_path(ns))
+            .parent(self.db.namespace_path(ns))
             .query()
             .await
             .map(counted)

@@ -9,23 +9,23 @@ use std::collections::HashMap;
 
 use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, Write};
 
-use super::FirestoreStore;
-use super::index::{self, MAX_TERMS, is_indexed, thread_terms};
-use super::layout::EMBEDDED_BY;
-use super::size::fits;
-use super::tracked::{Tracked, is_tracked};
-use super::values::{document_id, entry_values, string_value};
-use super::vectors::marked;
-use super::writes::{unchanged, update};
 use crate::domain::Namespace;
 use crate::store::StoreError;
+use crate::store::firestore::FirestoreStore;
+use crate::store::firestore::document::entries::{document_id, entry_values, string_value};
+use crate::store::firestore::document::index::{self, MAX_TERMS, is_indexed, thread_terms};
+use crate::store::firestore::document::layout::EMBEDDED_BY;
+use crate::store::firestore::document::size::fits;
+use crate::store::firestore::document::tracked::{Tracked, is_tracked};
+use crate::store::firestore::document::writes::{unchanged, update};
+use crate::store::firestore::vectors::document::marked;
 
 /// Threads a backfill holds at once.
 const PAGE: u32 = 100;
 
 impl FirestoreStore {
     /// Starts, in the background, the backfill of `ns`, unless it is already under way here.
-    pub(super) fn start_backfill(&self, ns: &Namespace) {
+    pub(in crate::store::firestore) fn start_backfill(&self, ns: &Namespace) {
         let name = ns.name().to_owned();
         let started = self
             .backfills
@@ -62,7 +62,8 @@ impl FirestoreStore {
         let namespaces = match ns {
             Some(ns) => vec![ns.clone()],
             None => self
-                .list_namespace_names()
+                .db
+                .namespace_names()
                 .await?
                 .iter()
                 .map(|name| Namespace::named(name))
@@ -99,14 +100,15 @@ impl FirestoreStore {
             current_document: Some(unchanged(Some(doc))),
             ..update(&doc.name, backfilled(doc), Vec::new())
         };
-        if let Some(written) = self.commit_unless_lost(vec![write(doc)], 1).await? {
+        if let Some(written) = self.db.commit_unless_lost(vec![write(doc)], 1).await? {
             return Ok(written);
         }
-        self.change(&doc.name, |current| match current {
-            Some(doc) if needs_backfill(doc) => Ok((Some(write(doc)), 1)),
-            _ => Ok((None, 0)),
-        })
-        .await
+        self.db
+            .change(&doc.name, |current| match current {
+                Some(doc) if needs_backfill(doc) => Ok((Some(write(doc)), 1)),
+                _ => Ok((None, 0)),
+            })
+            .await
     }
 }
 

@@ -10,14 +10,16 @@ use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, Write};
 use firestore::gcloud_sdk::prost_types::Timestamp;
 use firestore::{FirestoreQueryCursor, FirestoreValue};
 
-use super::FirestoreStore;
-use super::calls::counted;
-use super::failure::{commit_error, lost_race, unavailable};
-use super::layout::{EMBEDDED_BY, EXPIRE_AT, MAX_WRITES_PER_COMMIT, THREADS};
-use super::values::{document_id, string_value, thread_entries};
-use super::vectors::{VectorOf, marked, vector_id, vector_write};
-use super::writes::{unchanged, update};
 use crate::domain::{Embedded, Located, ModelId, Namespace};
+use crate::store::firestore::FirestoreStore;
+use crate::store::firestore::db::counted;
+use crate::store::firestore::db::{commit_error, lost_race, unavailable};
+use crate::store::firestore::document::entries::{document_id, string_value, thread_entries};
+use crate::store::firestore::document::layout::{
+    EMBEDDED_BY, EXPIRE_AT, MAX_WRITES_PER_COMMIT, THREADS,
+};
+use crate::store::firestore::document::writes::{unchanged, update};
+use crate::store::firestore::vectors::document::{VectorOf, marked, vector_id, vector_write};
 use crate::store::{EntryKey, StoreError, Unembedded};
 
 /// An entry's key here: the thread as read (its name, update time and expiry, its mark, how
@@ -91,14 +93,14 @@ impl Key {
 }
 
 impl FirestoreStore {
-    pub(super) async fn unembedded_entries(
+    pub(in crate::store::firestore) async fn unembedded_entries(
         &self,
         model: &ModelId,
         after: Option<&EntryKey>,
         limit: u32,
     ) -> Result<Vec<Unembedded>, StoreError> {
         let after = after.map(Key::decode).transpose()?;
-        let mut names = self.list_namespace_names().await?;
+        let mut names = self.db.namespace_names().await?;
         names.sort();
         let start = after
             .as_ref()
@@ -149,12 +151,12 @@ impl FirestoreStore {
         cursor: Option<&(String, String)>,
         limit: u32,
     ) -> Result<Vec<Document>, StoreError> {
-        let db = self.db();
+        let db = self.db.current();
         let query = db
             .fluent()
             .select()
             .from(THREADS)
-            .parent(self.threads_path(ns))
+            .parent(self.db.namespace_path(ns))
             .filter(|q| q.field(EMBEDDED_BY).not_equal(model.as_str()))
             .order(|o| {
                 o.fields([
@@ -191,7 +193,7 @@ impl FirestoreStore {
     ) -> Result<Vec<Unembedded>, StoreError> {
         let held: HashSet<String> = self
             .thread_vectors(
-                &self.threads_path(ns),
+                &self.db.namespace_path(ns),
                 &document_id(doc),
                 Some(model),
                 false,
@@ -236,13 +238,16 @@ impl FirestoreStore {
     /// Marks `doc` as holding a vector of `model` for every entry, if it is still as read.
     async fn mark(&self, doc: &Document, model: &ModelId) -> Result<(), StoreError> {
         let write = mark_write(&doc.name, doc.update_time, model.as_str());
-        self.commit_unless_lost(vec![write], ()).await.map(|_| ())
+        self.db
+            .commit_unless_lost(vec![write], ())
+            .await
+            .map(|_| ())
     }
 
     /// Stores the vectors a thread at a time, if the thread is still as read, and marks it when
     /// they are all it lacked; else (a save or a forget came between) its commit is let go, for
     /// the next run to find again. Answers how many it stored.
-    pub(super) async fn put_entry_vectors(
+    pub(in crate::store::firestore) async fn put_entry_vectors(
         &self,
         vectors: &[(EntryKey, Embedded)],
     ) -> Result<u64, StoreError> {
@@ -278,7 +283,7 @@ impl FirestoreStore {
             let chunks: Vec<&[Write]> = writes.chunks(MAX_WRITES_PER_COMMIT).collect();
             for (i, chunk) in chunks.iter().enumerate() {
                 let vectors = chunk.len() - usize::from(i + 1 == chunks.len());
-                match self.commit(chunk.to_vec()).await {
+                match self.db.commit(chunk.to_vec()).await {
                     Ok(()) => stored += vectors as u64,
                     Err(status) if lost_race(&status) => {}
                     Err(status) => return Err(commit_error(status)),

@@ -2,6 +2,8 @@
 //! Redeeming is a read-then-write of the credential, issuing one commit conditional on the
 //! grant; every query filters on one field, so none needs a composite index.
 
+mod records;
+
 use std::iter;
 
 use async_trait::async_trait;
@@ -11,34 +13,36 @@ use firestore::gcloud_sdk::tonic::Code;
 use firestore::select_filter_builder::FirestoreQueryFilterBuilder;
 use firestore::{FirestoreQueryCursor, FirestoreQueryFilter, FirestoreValue};
 
-use super::FirestoreStore;
-use super::calls::counted;
-use super::failure::{commit_error, lost_race, unavailable};
-use super::layout::{
+use crate::store::firestore::FirestoreStore;
+use crate::store::firestore::db::counted;
+use crate::store::firestore::db::{commit_error, lost_race, unavailable};
+use crate::store::firestore::document::layout::{
     CLIENTS, CREDENTIALS, EXPIRES_AT, GRANT_ID, GRANTS, MAX_WRITES_PER_COMMIT, NAMESPACE, USED,
 };
-use super::records::{
+use crate::store::firestore::document::writes::{
+    create_write, delete_write, exists, set_write, unchanged, update,
+};
+use crate::store::{Client, Credential, Grant, GrantStore, Redeemed, StoreError};
+use records::{
     Fields, boolean, client, client_fields, credential, credential_fields, grant, grant_fields,
     time_value,
 };
-use super::writes::{create_write, delete_write, exists, set_write, unchanged, update};
-use crate::store::{Client, Credential, Grant, GrantStore, Redeemed, StoreError};
 
 #[async_trait]
 impl GrantStore for FirestoreStore {
     async fn put_client(&self, client: &Client) -> Result<(), StoreError> {
-        let path = self.record_path(CLIENTS, &client.id);
+        let path = self.db.record_path(CLIENTS, &client.id);
         let write = set_write(&path, client_fields(client));
-        self.commit(vec![write]).await.map_err(commit_error)
+        self.db.commit(vec![write]).await.map_err(commit_error)
     }
 
     async fn client(&self, id: &str) -> Result<Option<Client>, StoreError> {
-        let found = self.get(&self.record_path(CLIENTS, id)).await?;
+        let found = self.db.get(&self.db.record_path(CLIENTS, id)).await?;
         found.as_ref().map(client).transpose()
     }
 
     async fn clients(&self, after: Option<&str>, limit: u32) -> Result<Vec<Client>, StoreError> {
-        let db = self.db();
+        let db = self.db.current();
         let select = db
             .fluent()
             .select()
@@ -48,7 +52,9 @@ impl GrantStore for FirestoreStore {
         let select = match after {
             Some(after) => {
                 let name = FirestoreValue::from(Value {
-                    value_type: Some(ValueType::ReferenceValue(self.record_path(CLIENTS, after))),
+                    value_type: Some(ValueType::ReferenceValue(
+                        self.db.record_path(CLIENTS, after),
+                    )),
                 });
                 select.start_at(FirestoreQueryCursor::AfterValue(vec![name]))
             }
@@ -63,13 +69,13 @@ impl GrantStore for FirestoreStore {
     }
 
     async fn put_grant(&self, grant: &Grant) -> Result<(), StoreError> {
-        let path = self.record_path(GRANTS, &grant.id);
+        let path = self.db.record_path(GRANTS, &grant.id);
         let write = set_write(&path, grant_fields(grant));
-        self.commit(vec![write]).await.map_err(commit_error)
+        self.db.commit(vec![write]).await.map_err(commit_error)
     }
 
     async fn grant(&self, id: &str) -> Result<Option<Grant>, StoreError> {
-        let found = self.get(&self.record_path(GRANTS, id)).await?;
+        let found = self.db.get(&self.db.record_path(GRANTS, id)).await?;
         found.as_ref().map(grant).transpose()
     }
 
@@ -96,12 +102,13 @@ impl GrantStore for FirestoreStore {
         let expiry = Fields::from([(EXPIRES_AT.into(), time_value(expires_at))]);
         let extend = Write {
             current_document: Some(exists(true)),
-            ..update(&self.record_path(GRANTS, grant_id), expiry, Vec::new())
+            ..update(&self.db.record_path(GRANTS, grant_id), expiry, Vec::new())
         };
         let creates = credentials
             .iter()
             .map(|issued| self.credential_create(issued, Some(grant_id)));
         match self
+            .db
             .commit(iter::once(extend).chain(creates).collect())
             .await
         {
@@ -120,9 +127,9 @@ impl GrantStore for FirestoreStore {
     async fn revoke_grant(&self, id: &str) -> Result<bool, StoreError> {
         let delete = Write {
             current_document: Some(exists(true)),
-            ..delete_write(&self.record_path(GRANTS, id))
+            ..delete_write(&self.db.record_path(GRANTS, id))
         };
-        let existed = match self.commit(vec![delete]).await {
+        let existed = match self.db.commit(vec![delete]).await {
             Ok(()) => true,
             Err(status) if status.code() == Code::NotFound => false,
             Err(status) => return Err(commit_error(status)),
@@ -133,18 +140,21 @@ impl GrantStore for FirestoreStore {
             .await?;
         for chunk in issued.chunks(MAX_WRITES_PER_COMMIT) {
             let deletes = chunk.iter().map(|doc| delete_write(&doc.name)).collect();
-            self.commit(deletes).await.map_err(commit_error)?;
+            self.db.commit(deletes).await.map_err(commit_error)?;
         }
         Ok(existed)
     }
 
     async fn put_credential(&self, credential: &Credential) -> Result<(), StoreError> {
         let create = self.credential_create(credential, credential.grant_id.as_deref());
-        self.commit(vec![create]).await.map_err(commit_error)
+        self.db.commit(vec![create]).await.map_err(commit_error)
     }
 
     async fn credential(&self, digest: &str) -> Result<Option<Credential>, StoreError> {
-        let found = self.get(&self.record_path(CREDENTIALS, digest)).await?;
+        let found = self
+            .db
+            .get(&self.db.record_path(CREDENTIALS, digest))
+            .await?;
         found.as_ref().map(credential).transpose()
     }
 
@@ -155,25 +165,26 @@ impl GrantStore for FirestoreStore {
         digest: &str,
         keep_until: Option<DateTime<Utc>>,
     ) -> Result<Redeemed, StoreError> {
-        let name = self.record_path(CREDENTIALS, digest);
-        self.change(&name, |current| {
-            let Some(doc) = current else {
-                return Ok((None, Redeemed::Unknown));
-            };
-            let mut found = credential(doc)?;
-            if found.used {
-                return Ok((None, Redeemed::Again(found)));
-            }
-            found.used = true;
-            let mut fields = Fields::from([(USED.into(), boolean(true))]);
-            if let Some(until) = keep_until {
-                found.expires_at = until;
-                fields.insert(EXPIRES_AT.into(), time_value(until));
-            }
-            let mark = update(&name, fields, Vec::new());
-            Ok((Some(mark), Redeemed::First(found)))
-        })
-        .await
+        let name = self.db.record_path(CREDENTIALS, digest);
+        self.db
+            .change(&name, |current| {
+                let Some(doc) = current else {
+                    return Ok((None, Redeemed::Unknown));
+                };
+                let mut found = credential(doc)?;
+                if found.used {
+                    return Ok((None, Redeemed::Again(found)));
+                }
+                found.used = true;
+                let mut fields = Fields::from([(USED.into(), boolean(true))]);
+                if let Some(until) = keep_until {
+                    found.expires_at = until;
+                    fields.insert(EXPIRES_AT.into(), time_value(until));
+                }
+                let mark = update(&name, fields, Vec::new());
+                Ok((Some(mark), Redeemed::First(found)))
+            })
+            .await
     }
 
     async fn purge_expired(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
@@ -193,13 +204,6 @@ impl GrantStore for FirestoreStore {
 }
 
 impl FirestoreStore {
-    fn record_path(&self, collection: &str, id: &str) -> String {
-        format!(
-            "{}/{collection}/{id}",
-            self.clients.shared().get_documents_path()
-        )
-    }
-
     /// The documents of the root `collection` that `filter` admits.
     async fn records(
         &self,
@@ -207,7 +211,8 @@ impl FirestoreStore {
         context: &'static str,
         filter: impl Fn(FirestoreQueryFilterBuilder) -> Option<FirestoreQueryFilter> + Send + Sync,
     ) -> Result<Vec<Document>, StoreError> {
-        self.db()
+        self.db
+            .current()
             .fluent()
             .select()
             .from(collection)
@@ -220,7 +225,7 @@ impl FirestoreStore {
 
     /// Creates the credential's document under `grant_id`: a credential is never replaced.
     fn credential_create(&self, credential: &Credential, grant_id: Option<&str>) -> Write {
-        let path = self.record_path(CREDENTIALS, &credential.digest);
+        let path = self.db.record_path(CREDENTIALS, &credential.digest);
         create_write(&path, credential_fields(credential, grant_id))
     }
 
@@ -233,11 +238,11 @@ impl FirestoreStore {
         };
         let mut deleted = 0;
         for chunk in documents.chunks(MAX_WRITES_PER_COMMIT) {
-            match self.commit(chunk.iter().map(delete).collect()).await {
+            match self.db.commit(chunk.iter().map(delete).collect()).await {
                 Ok(()) => deleted += chunk.len() as u64,
                 Err(status) if lost_race(&status) => {
                     for doc in chunk {
-                        match self.commit(vec![delete(doc)]).await {
+                        match self.db.commit(vec![delete(doc)]).await {
                             Ok(()) => deleted += 1,
                             Err(status) if lost_race(&status) => {}
                             Err(status) => return Err(commit_error(status)),

@@ -16,17 +16,19 @@ use std::sync::atomic::Ordering;
 use firestore::gcloud_sdk::google::firestore::v1::Document;
 use firestore::gcloud_sdk::tonic::Code;
 
-use super::FirestoreStore;
-use super::failure::unavailable;
-use super::layout::{LOADED, PROFILE, PROFILE_VERSIONS, THREADS, UPDATED_AT, VERSION, WRITER};
-use super::merge::FIRST_READ;
-use super::profile::profile_in;
-use super::shapes::Shape;
 use crate::domain::{Namespace, PageBuilder, Profile};
 use crate::store::StoreError;
+use crate::store::firestore::FirestoreStore;
+use crate::store::firestore::db::unavailable;
+use crate::store::firestore::document::layout::{
+    LOADED, PROFILE, PROFILE_VERSIONS, THREADS, UPDATED_AT, VERSION, WRITER,
+};
+use crate::store::firestore::profiles::profile_in;
+use crate::store::firestore::shapes::FIRST_READ;
+use crate::store::firestore::shapes::Shape;
 
 /// What one call read of a small namespace.
-pub(super) struct AtOnce {
+pub struct AtOnce {
     pub newest: Option<Profile>,
     pub threads: Vec<Document>,
 }
@@ -38,7 +40,7 @@ impl FirestoreStore {
     /// the threads, as when the namespace grew or a profile was written; it found more threads
     /// than a small namespace holds; or Firestore refused it, which this instance then stops
     /// asking.
-    pub(super) async fn at_once(
+    pub(in crate::store::firestore) async fn at_once(
         &self,
         ns: &Namespace,
         seen: u32,
@@ -46,12 +48,13 @@ impl FirestoreStore {
         if self.at_once_refused.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        let parent = self.threads_path(ns);
+        let parent = self.db.namespace_path(ns);
         let fields: Vec<&str> = LOADED
             .into_iter()
             .chain([PROFILE, VERSION, UPDATED_AT, WRITER])
             .collect();
         let page = match self
+            .db
             .list_below(
                 parent.clone(),
                 None,
@@ -107,7 +110,7 @@ impl FirestoreStore {
     /// Remembers that `ns` is small, with `threads` threads and `newest` its profile's newest
     /// version; the profile a first page carries of it, and the page the rest of the budget
     /// leaves.
-    pub(super) fn seen_small(
+    pub(in crate::store::firestore) fn seen_small(
         &self,
         ns: &Namespace,
         newest: Option<Profile>,

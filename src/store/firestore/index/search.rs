@@ -1,6 +1,6 @@
-//! A search's reads on Firestore, from each thread document's search index (index.rs): how many
-//! threads hold each of the question's terms (a count aggregation a term, bounded), and the
-//! threads holding the terms that choose the candidates (one `array-contains-any` query). A
+//! A search's reads on Firestore, from each thread document's search index
+//! (document/index.rs): how many threads hold each of the question's terms (a count aggregation
+//! a term, bounded), and the threads holding the terms that choose the candidates (one `array-contains-any` query). A
 //! namespace with a thread not indexed by this version yet is read whole instead, and its
 //! backfill started.
 
@@ -12,14 +12,14 @@ use firestore::select_filter_builder::FirestoreQueryFilterBuilder;
 use futures_util::future::try_join_all;
 use serde::Deserialize;
 
-use super::FirestoreStore;
-use super::calls::counted;
-use super::failure::unavailable;
-use super::layout::{LOADED, SEARCH_TERMS, TERMS_VERSION, THREADS};
-use super::tracked::tracks;
-use super::values::thread_entries;
 use crate::domain::{Filter, Namespace};
 use crate::search::{Candidate, MAX_CANDIDATES, Query, TermCounts, terms};
+use crate::store::firestore::FirestoreStore;
+use crate::store::firestore::db::counted;
+use crate::store::firestore::db::unavailable;
+use crate::store::firestore::document::entries::thread_entries;
+use crate::store::firestore::document::layout::{LOADED, SEARCH_TERMS, TERMS_VERSION, THREADS};
+use crate::store::firestore::document::tracked::tracks;
 use crate::store::{StoreError, usage};
 
 /// A count aggregation's answer.
@@ -31,7 +31,7 @@ struct Count {
 impl FirestoreStore {
     /// The threads holding each term, counted up to just past [`MAX_CANDIDATES`], beside the
     /// namespace's threads: a read per count, two for one that passes 1,000.
-    pub(super) async fn indexed_term_counts(
+    pub(in crate::store::firestore) async fn indexed_term_counts(
         &self,
         ns: &Namespace,
         query: &Query,
@@ -52,7 +52,7 @@ impl FirestoreStore {
 
     /// The entries `filter` admits of every thread holding one of `drivers`: one query, a
     /// read a thread. With a thread filter, that thread alone.
-    pub(super) async fn indexed_candidates(
+    pub(in crate::store::firestore) async fn indexed_candidates(
         &self,
         ns: &Namespace,
         filter: &Filter,
@@ -116,11 +116,12 @@ impl FirestoreStore {
         up_to: Option<usize>,
     ) -> Result<u64, StoreError> {
         let counts: Vec<Count> = self
-            .db()
+            .db
+            .current()
             .fluent()
             .select()
             .from(THREADS)
-            .parent(self.threads_path(ns))
+            .parent(self.db.namespace_path(ns))
             .filter(filter)
             .aggregate(|a| {
                 let count = a.field("count");
@@ -147,12 +148,13 @@ impl FirestoreStore {
         ns: &Namespace,
         terms: &[String],
     ) -> Result<Vec<Document>, StoreError> {
-        self.db()
+        self.db
+            .current()
             .fluent()
             .select()
             .fields(LOADED)
             .from(THREADS)
-            .parent(self.threads_path(ns))
+            .parent(self.db.namespace_path(ns))
             .filter(|q| q.field(SEARCH_TERMS).array_contains_any(terms.to_vec()))
             .limit(MAX_CANDIDATES as u32)
             .query()

@@ -10,9 +10,9 @@ use firestore::gcloud_sdk::google::firestore::v1::{
     document_transform::field_transform::TransformType, value::ValueType,
 };
 
-use super::layout::{SEARCH_TERMS, TERMS_VERSION};
-use super::values::{entry, integer, string_value};
 use crate::search::terms;
+use crate::store::firestore::document::entries::{entry, integer, string_value};
+use crate::store::firestore::document::layout::{SEARCH_TERMS, TERMS_VERSION};
 
 /// Most terms a thread document holds. Each is an index entry, and Firestore keeps at most
 /// 40,000 for a document

@@ -4,19 +4,23 @@
 use firestore::gcloud_sdk::google::firestore::v1::{Document, Write};
 use firestore::gcloud_sdk::prost_types::Timestamp;
 
-use super::FirestoreStore;
-use super::calls::counted;
-use super::failure::{commit_error, lost_race, unavailable};
-use super::index::{MAX_TERMS, held_terms, is_indexed, thread_terms, value_terms};
-use super::layout::{EMBEDDED_BY, NEWEST_MICROS, THREADS, UPDATED_AT};
-use super::size::keep;
-use super::tracked::Tracked;
-use super::values::{entry_value, entry_values, saved_at};
-use super::vectors::{VectorOf, embedded_by, split_thread_name, vector_id, vector_write};
-use super::writes::{
+use crate::domain::{Embedded, Entry, Namespace, Retention, entry_micros};
+use crate::store::firestore::FirestoreStore;
+use crate::store::firestore::db::counted;
+use crate::store::firestore::db::{commit_error, lost_race, unavailable};
+use crate::store::firestore::document::entries::{entry_value, entry_values, saved_at};
+use crate::store::firestore::document::index::{
+    MAX_TERMS, held_terms, is_indexed, thread_terms, value_terms,
+};
+use crate::store::firestore::document::layout::{EMBEDDED_BY, NEWEST_MICROS, THREADS, UPDATED_AT};
+use crate::store::firestore::document::size::keep;
+use crate::store::firestore::document::tracked::Tracked;
+use crate::store::firestore::document::writes::{
     append_write, delete_write, entries_write, server_time, unchanged, with_field,
 };
-use crate::domain::{Embedded, Entry, Namespace, Retention, entry_micros};
+use crate::store::firestore::vectors::document::{
+    VectorOf, embedded_by, split_thread_name, vector_id, vector_write,
+};
 use crate::store::{Dropped, StoreError};
 
 impl FirestoreStore {
@@ -25,7 +29,7 @@ impl FirestoreStore {
     /// setting any other thread's exactly, on condition that it is still as read. `None` when
     /// another write came first; [`StoreError::DocumentTooLarge`] when the thread's terms would
     /// pass [`MAX_TERMS`], so that the caller drops what the thread cannot keep.
-    pub(super) async fn append(
+    pub(in crate::store::firestore) async fn append(
         &self,
         name: &str,
         entry: &Entry,
@@ -66,12 +70,12 @@ impl FirestoreStore {
         };
         let mut writes = vec![write];
         writes.extend(vector.map(|vector| entry_vector(name, entry, vector, expire_at)));
-        self.commit_unless_lost(writes, ()).await
+        self.db.commit_unless_lost(writes, ()).await
     }
 
     /// Appends `entry` after dropping what the caps and the document size limit do not
     /// keep: the whole array is written, so the thread must not change in between.
-    pub(super) async fn append_within_limits(
+    pub(in crate::store::firestore) async fn append_within_limits(
         &self,
         name: &str,
         entry: &Entry,
@@ -85,6 +89,7 @@ impl FirestoreStore {
             .into_iter()
             .collect();
         let dropped = self
+            .db
             .change_along(name, &along, |current| {
                 let (kept, terms, dropped) =
                     keep(current, name, entry, retention, cutoff, expire_at.is_some())?;
@@ -102,7 +107,7 @@ impl FirestoreStore {
     /// Deletes the `excess` threads of `ns` saved to least recently, each only if still as
     /// read; how many went. When every thread is tracked, only those threads are read (by
     /// `newest_micros`, oldest first); else every thread's save time is.
-    pub(super) async fn drop_least_recent(
+    pub(in crate::store::firestore) async fn drop_least_recent(
         &self,
         ns: &Namespace,
         excess: u64,
@@ -115,12 +120,13 @@ impl FirestoreStore {
             self.oldest_first(ns, excess).await?
         } else {
             let mut documents: Vec<Document> = self
-                .db()
+                .db
+                .current()
                 .fluent()
                 .select()
                 .fields([UPDATED_AT])
                 .from(THREADS)
-                .parent(self.threads_path(ns))
+                .parent(self.db.namespace_path(ns))
                 .query()
                 .await
                 .map(counted)
@@ -135,7 +141,7 @@ impl FirestoreStore {
                 current_document: Some(unchanged(Some(doc))),
                 ..delete_write(&doc.name)
             };
-            match self.commit(vec![write]).await {
+            match self.db.commit(vec![write]).await {
                 Ok(()) => {
                     dropped += 1;
                     self.prune_vectors(&doc.name).await?;
@@ -150,12 +156,13 @@ impl FirestoreStore {
 
     /// The `limit` threads of `ns` whose newest entry is oldest, ties by name.
     async fn oldest_first(&self, ns: &Namespace, limit: u64) -> Result<Vec<Document>, StoreError> {
-        self.db()
+        self.db
+            .current()
             .fluent()
             .select()
             .fields([NEWEST_MICROS])
             .from(THREADS)
-            .parent(self.threads_path(ns))
+            .parent(self.db.namespace_path(ns))
             .order(|o| o.fields([o.field(NEWEST_MICROS).ascending()]))
             .limit(u32::try_from(limit).unwrap_or(u32::MAX))
             .query()

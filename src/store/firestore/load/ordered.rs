@@ -4,32 +4,22 @@
 
 use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, value::ValueType};
 use firestore::{FirestoreQueryCursor, FirestoreValue};
-use serde::Deserialize;
 
-use super::FirestoreStore;
-use super::calls::counted;
-use super::failure::unavailable;
-use super::layout::{ENTRY_COUNT, LOADED, NEWEST_MICROS, THREADS};
-use super::merge::Merge;
-use super::small::whole_page;
-use super::tracked::Tracked;
-use super::values::thread_entries;
-use crate::domain::{Counts, Filter, Namespace, Page, PageBuilder};
-use crate::store::{StoreError, usage};
-
-/// The aggregation's answer. `mean` is the average `entry_count` of the threads that have
-/// one: with `entries`, it tells how many threads are tracked.
-#[derive(Deserialize)]
-struct Totals {
-    threads: u64,
-    entries: i64,
-    mean: Option<f64>,
-}
+use crate::domain::{Filter, Namespace, Page, PageBuilder};
+use crate::store::StoreError;
+use crate::store::firestore::FirestoreStore;
+use crate::store::firestore::db::counted;
+use crate::store::firestore::db::unavailable;
+use crate::store::firestore::document::entries::thread_entries;
+use crate::store::firestore::document::layout::{LOADED, NEWEST_MICROS, THREADS};
+use crate::store::firestore::document::tracked::Tracked;
+use crate::store::firestore::load::merge::Merge;
+use crate::store::firestore::load::small::whole_page;
 
 impl FirestoreStore {
     /// The page of one thread, or of a namespace larger than one query reads: in order, or
     /// whole while a thread of the namespace is not tracked.
-    pub(super) async fn page_of_many(
+    pub(in crate::store::firestore) async fn page_of_many(
         &self,
         ns: &Namespace,
         filter: &Filter,
@@ -46,9 +36,9 @@ impl FirestoreStore {
     }
 
     /// The page of a load without a thread filter, reading threads newest first; `None` when
-    /// a thread of the namespace is not tracked (see backfill.rs), and only a whole read can
+    /// a thread of the namespace is not tracked (see index/backfill.rs), and only a whole read can
     /// tell what it holds.
-    pub(super) async fn ordered_page(
+    pub(in crate::store::firestore) async fn ordered_page(
         &self,
         ns: &Namespace,
         filter: &Filter,
@@ -94,20 +84,20 @@ impl FirestoreStore {
 
     /// Up to `limit` threads of `ns`, newest first, from after `after` (a thread's
     /// `newest_micros` and name), each with an entry at or after `since`.
-    pub(super) async fn newest_first(
+    pub(in crate::store::firestore) async fn newest_first(
         &self,
         ns: &Namespace,
         since: Option<i64>,
         after: Option<&(i64, String)>,
         limit: u32,
     ) -> Result<Vec<Document>, StoreError> {
-        let db = self.db();
+        let db = self.db.current();
         let mut query = db
             .fluent()
             .select()
             .fields(LOADED)
             .from(THREADS)
-            .parent(self.threads_path(ns))
+            .parent(self.db.namespace_path(ns))
             .filter(|q| {
                 q.for_all([since.and_then(|at| q.field(NEWEST_MICROS).greater_than_or_equal(at))])
             })
@@ -128,60 +118,5 @@ impl FirestoreStore {
             .await
             .map(counted)
             .map_err(|e| unavailable("reading a namespace's newest threads failed", e))
-    }
-
-    /// How many threads and entries `ns` holds, and how many threads are tracked. One
-    /// aggregation, billed a read per 1,000 threads.
-    pub(super) async fn count(&self, ns: &Namespace) -> Result<Counted, StoreError> {
-        let totals: Vec<Totals> = self
-            .db()
-            .fluent()
-            .select()
-            .from(THREADS)
-            .parent(self.threads_path(ns))
-            .aggregate(|a| {
-                a.fields([
-                    a.field("threads").count(),
-                    a.field("entries").sum(ENTRY_COUNT),
-                    a.field("mean").avg(ENTRY_COUNT),
-                ])
-            })
-            .obj()
-            .query()
-            .await
-            .map_err(|e| unavailable("counting a namespace's threads failed", e))?;
-        let Some(totals) = totals.into_iter().next() else {
-            usage::read(1);
-            return Ok(Counted::default());
-        };
-        usage::read(totals.threads.div_ceil(1_000).max(1));
-        let entries = u64::try_from(totals.entries).unwrap_or_default();
-        // Sum and mean skip threads without the field, so together they count those with it.
-        let tracked = match totals.mean {
-            Some(mean) if mean > 0.0 => (entries as f64 / mean).round() as u64,
-            _ => 0,
-        };
-        Ok(Counted {
-            all: Counts {
-                threads: totals.threads,
-                entries,
-            },
-            tracked,
-        })
-    }
-}
-
-/// What [`FirestoreStore::count`] found: the namespace's threads and the entries of its tracked
-/// ones, and how many threads are tracked.
-#[derive(Debug, Default, Clone, Copy)]
-pub(super) struct Counted {
-    pub all: Counts,
-    pub tracked: u64,
-}
-
-impl Counted {
-    /// Whether every thread has the tracked fields, so the namespace can be read in order.
-    pub fn all_tracked(&self) -> bool {
-        self.tracked == self.all.threads
     }
 }

@@ -6,12 +6,12 @@ use std::collections::{BTreeSet, HashMap};
 
 use firestore::gcloud_sdk::google::firestore::v1::{Document, Value, value::ValueType};
 
-use super::index::{MAX_TERMS, Tally};
-use super::layout::{
+use crate::domain::{Entry, Retention};
+use crate::store::firestore::document::entries::{entry_value, entry_values, value_micros};
+use crate::store::firestore::document::index::{MAX_TERMS, Tally};
+use crate::store::firestore::document::layout::{
     ENTRIES, ENTRY_COUNT, EXPIRE_AT, NEWEST_MICROS, SEARCH_TERMS, TERMS_VERSION, UPDATED_AT,
 };
-use super::values::{entry_value, entry_values, value_micros};
-use crate::domain::{Entry, Retention};
 use crate::store::{Dropped, StoreError};
 
 /// "Maximum size for a document: 1 MiB (1,048,576 bytes)",

@@ -6,11 +6,8 @@ use std::collections::HashSet;
 use std::collections::binary_heap::{BinaryHeap, PeekMut};
 
 use crate::domain::{Counts, Filter, Located, Page, PageBuilder, entry_json_chars};
+use crate::store::firestore::shapes::FIRST_READ;
 
-/// Threads the first query of a load reads: most namespaces hold fewer, and are read in one
-/// query; one of large threads reads at most 15 more than its page needs, once. Each later
-/// query reads as many as the budget left seems to need, from the size of those read so far.
-pub(super) const FIRST_READ: u32 = 16;
 const MOST_READ: u32 = 300;
 
 pub struct Merge<'a> {

@@ -4,10 +4,10 @@
 
 use futures_util::{StreamExt, TryStreamExt, stream};
 
-use super::FirestoreStore;
-use super::values::thread_entries;
 use crate::domain::Counts;
 use crate::domain::Namespace;
+use crate::store::firestore::FirestoreStore;
+use crate::store::firestore::document::entries::thread_entries;
 use crate::store::{NamespaceStats, StoreError};
 
 /// Threads read a page at a time from a namespace that is not tracked yet.
@@ -17,8 +17,10 @@ const AT_ONCE: usize = 8;
 
 impl FirestoreStore {
     /// Every namespace's figures, by name.
-    pub(super) async fn namespace_stats(&self) -> Result<Vec<NamespaceStats>, StoreError> {
-        let names = self.list_namespace_names().await?;
+    pub(in crate::store::firestore) async fn namespace_stats(
+        &self,
+    ) -> Result<Vec<NamespaceStats>, StoreError> {
+        let names = self.db.namespace_names().await?;
         stream::iter(names)
             .map(|name| self.stats_of(name))
             .buffered(AT_ONCE)
@@ -63,7 +65,9 @@ impl FirestoreStore {
             if documents.len() < PAGE as usize {
                 break;
             }
-            after = documents.last().map(super::values::document_id);
+            after = documents
+                .last()
+                .map(crate::store::firestore::document::entries::document_id);
         }
         stats.last_saved = newest.map(|(_, timestamp)| timestamp);
         Ok(stats)

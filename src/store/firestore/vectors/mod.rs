@@ -1,145 +1,35 @@
 //! Each entry's vector, for search by meaning: a document per entry in
-//! `memory/{namespace}/vectors` (layout.rs), written in the commit that saves the entry, found
-//! with `findNearest`, and deleted when its entry goes. A vector outliving its entry (a race
-//! with a forget, or a thread deleted by its TTL first) is never answered: every hit is looked
-//! up in its thread.
+//! `memory/{namespace}/vectors` (document/layout.rs), written in the commit that saves the
+//! entry, found with `findNearest`, and deleted when its entry goes. A vector outliving its
+//! entry (a race with a forget, or a thread deleted by its TTL first) is never answered: every
+//! hit is looked up in its thread. The backfill embeds what was saved without a vector
+//! (backfill.rs).
+
+pub mod backfill;
+pub mod document;
 
 use std::collections::{HashMap, HashSet};
 
-use firestore::gcloud_sdk::google::firestore::v1::{
-    ArrayValue, Document, MapValue, Value, Write, value::ValueType,
-};
-use firestore::gcloud_sdk::prost_types::Timestamp;
+use firestore::gcloud_sdk::google::firestore::v1::Document;
 use firestore::{FirestoreFindNearestDistanceMeasure, FirestoreVector};
 use futures_util::TryStreamExt;
-use sha2::{Digest, Sha256};
 
-use super::FirestoreStore;
-use super::calls::counted;
-use super::failure::unavailable;
-use super::layout::{AT_MICROS, EMBEDDED_BY, EMBEDDING, MODEL, THREAD, THREADS, VECTORS};
-use super::values::{document_id, integer, string_value, thread_entries};
-use super::writes::{expire_at_field, set_write};
 use crate::domain::{Embedded, Entry, Filter, Located, ModelId, Namespace, ThreadId, Vector};
 use crate::search::MAX_NEAREST;
+use crate::store::firestore::FirestoreStore;
+use crate::store::firestore::db::counted;
+use crate::store::firestore::db::unavailable;
+use crate::store::firestore::document::entries::{document_id, string_value, thread_entries};
+use crate::store::firestore::document::layout::{EMBEDDING, MODEL, THREAD, THREADS, VECTORS};
 use crate::store::{StoreError, usage};
-
-/// The id of the vector document of the entry saved to `thread` at `at` with `summary`: its
-/// identity, as the thread holds it (two entries alike in all three are one).
-pub fn vector_id(thread: &str, at: i64, summary: &str) -> String {
-    let digest = Sha256::new()
-        .chain_update(thread)
-        .chain_update([0])
-        .chain_update(at.to_be_bytes())
-        .chain_update(summary)
-        .finalize();
-    digest[..16].iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Which entry a vector document is of: the thread document's name, and the entry's time and
-/// [`vector_id`].
-pub struct VectorOf<'a> {
-    pub thread: &'a str,
-    pub at: i64,
-    pub id: &'a str,
-}
-
-/// The vector document of `entry`, replacing any other; it expires with the thread as the
-/// thread is when written.
-pub fn vector_write(entry: &VectorOf, embedded: &Embedded, expire_at: Option<Timestamp>) -> Write {
-    let (namespace, thread_id) = split_thread_name(entry.thread);
-    let name = format!("{namespace}/{VECTORS}/{}", entry.id);
-    let mut fields = HashMap::from([
-        (THREAD.to_owned(), string_value(thread_id)),
-        (AT_MICROS.to_owned(), integer(entry.at)),
-        (MODEL.to_owned(), string_value(embedded.model.as_str())),
-        (EMBEDDING.to_owned(), vector_value(&embedded.vector)),
-    ]);
-    fields.extend(expire_at_field(expire_at));
-    set_write(&name, fields)
-}
-
-/// The namespace document's name and the thread's id, from a thread document's name.
-pub fn split_thread_name(name: &str) -> (&str, &str) {
-    name.rsplit_once(&format!("/{THREADS}/"))
-        .unwrap_or((name, ""))
-}
-
-/// The value `embedded_by` takes on a thread written whole (its read being `current`) with an
-/// entry whose vector is `vector`: the model, if every entry then has a vector of it.
-pub fn embedded_by(current: Option<&Document>, vector: Option<&Embedded>) -> Value {
-    let model = vector.map(|v| v.model.as_str());
-    let whole = match current {
-        None => model,
-        Some(doc) => model.filter(|m| marked(doc) == *m),
-    };
-    string_value(whole.unwrap_or_default())
-}
-
-/// The model `doc` says every entry has a vector of; `""` when none.
-pub fn marked(doc: &Document) -> &str {
-    match doc
-        .fields
-        .get(EMBEDDED_BY)
-        .and_then(|v| v.value_type.as_ref())
-    {
-        Some(ValueType::StringValue(model)) => model,
-        _ => "",
-    }
-}
-
-/// A vector as the client libraries write `FieldValue.vector()`: a map of `__type__` and
-/// `value` (`findNearest` compares these).
-fn vector_value(vector: &Vector) -> Value {
-    let values = vector
-        .values()
-        .iter()
-        .map(|v| Value {
-            value_type: Some(ValueType::DoubleValue(f64::from(*v))),
-        })
-        .collect();
-    let fields = HashMap::from([
-        ("__type__".to_owned(), string_value("__vector__")),
-        (
-            "value".to_owned(),
-            Value {
-                value_type: Some(ValueType::ArrayValue(ArrayValue { values })),
-            },
-        ),
-    ]);
-    Value {
-        value_type: Some(ValueType::MapValue(MapValue { fields })),
-    }
-}
-
-/// The vector of a vector document; `None` for anything else.
-fn stored_vector(doc: &Document) -> Option<Vector> {
-    let Some(ValueType::MapValue(map)) = doc.fields.get(EMBEDDING)?.value_type.as_ref() else {
-        return None;
-    };
-    let Some(ValueType::ArrayValue(array)) = map.fields.get("value")?.value_type.as_ref() else {
-        return None;
-    };
-    let values = array.values.iter().map(|v| match v.value_type {
-        Some(ValueType::DoubleValue(d)) => Some(d as f32),
-        _ => None,
-    });
-    Vector::unit(values.collect::<Option<_>>()?)
-}
-
-fn thread_of(doc: &Document) -> Option<&str> {
-    match doc.fields.get(THREAD)?.value_type.as_ref()? {
-        ValueType::StringValue(thread) => Some(thread),
-        _ => None,
-    }
-}
+use document::{split_thread_name, stored_vector, thread_of, vector_id};
 
 impl FirestoreStore {
     /// The entries `filter` admits whose vectors of `meaning`'s model are nearest to it,
     /// nearest first: with a thread filter, that thread's vectors, compared here; else
     /// `findNearest` over the namespace (the vector index of docs/deploy.md), whose nearest
     /// [`MAX_NEAREST`] the time filters then narrow.
-    pub(super) async fn nearest_entries(
+    pub(in crate::store::firestore) async fn nearest_entries(
         &self,
         ns: &Namespace,
         filter: &Filter,
@@ -149,7 +39,7 @@ impl FirestoreStore {
             Some(thread) => {
                 let mut scored: Vec<(f32, Document)> = self
                     .thread_vectors(
-                        &self.threads_path(ns),
+                        &self.db.namespace_path(ns),
                         thread.as_str(),
                         Some(&meaning.model),
                         true,
@@ -171,7 +61,7 @@ impl FirestoreStore {
             .collect();
         let ids: Vec<&String> = ids.iter().collect();
         let threads = self
-            .documents_by_id(&self.threads_path(ns), THREADS, &ids)
+            .documents_by_id(&self.db.namespace_path(ns), THREADS, &ids)
             .await?;
         let entries: HashMap<String, Located> = threads
             .iter()
@@ -203,12 +93,13 @@ impl FirestoreStore {
                 .map(|v| f64::from(*v))
                 .collect(),
         );
-        self.db()
+        self.db
+            .current()
             .fluent()
             .select()
             .fields([THREAD])
             .from(VECTORS)
-            .parent(self.threads_path(ns))
+            .parent(self.db.namespace_path(ns))
             .filter(|q| q.field(MODEL).eq(model.clone()))
             .find_nearest(
                 EMBEDDING,
@@ -224,14 +115,14 @@ impl FirestoreStore {
 
     /// The vector documents of `thread` in the namespace document `parent` (of `model` only,
     /// when given), whole when `whole`, else with no field.
-    pub(super) async fn thread_vectors(
+    pub(in crate::store::firestore) async fn thread_vectors(
         &self,
         parent: &str,
         thread: &str,
         model: Option<&ModelId>,
         whole: bool,
     ) -> Result<Vec<Document>, StoreError> {
-        let db = self.db();
+        let db = self.db.current();
         let select = db.fluent().select();
         let select = if whole {
             select
@@ -265,7 +156,8 @@ impl FirestoreStore {
             return Ok(Vec::new());
         }
         usage::read(ids.len() as u64);
-        self.db()
+        self.db
+            .current()
             .fluent()
             .select()
             .by_id_in(collection)
@@ -283,13 +175,17 @@ impl FirestoreStore {
     /// Deletes the vectors of `thread` whose entries it no longer holds: after a forget, or
     /// entries dropped by a cap, or the thread's deletion. The vectors are read before the
     /// thread, so that one saved in between, with its entry, stays.
-    pub(super) async fn prune_vectors(&self, name: &str) -> Result<(), StoreError> {
+    pub(in crate::store::firestore) async fn prune_vectors(
+        &self,
+        name: &str,
+    ) -> Result<(), StoreError> {
         let (parent, thread) = split_thread_name(name);
         let vectors = self.thread_vectors(parent, thread, None, false).await?;
         if vectors.is_empty() {
             return Ok(());
         }
         let held: HashSet<String> = self
+            .db
             .get(name)
             .await?
             .iter()
@@ -301,19 +197,19 @@ impl FirestoreStore {
             .filter(|doc| !held.contains(&document_id(doc)))
             .map(|doc| doc.name)
             .collect();
-        self.delete_all(&gone).await
+        self.db.delete_all(&gone).await
     }
 
     /// The entries of `thread` saved at or after `since` with a vector of `model`, each with
     /// it: the thread, then those entries' vector documents, by id, in one call.
-    pub(super) async fn recent_entry_vectors(
+    pub(in crate::store::firestore) async fn recent_entry_vectors(
         &self,
         ns: &Namespace,
         thread: &ThreadId,
         model: &ModelId,
         since: i64,
     ) -> Result<Vec<(Entry, Vector)>, StoreError> {
-        let Some(doc) = self.get(&self.thread_path(ns, thread)).await? else {
+        let Some(doc) = self.db.get(&self.db.thread_path(ns, thread)).await? else {
             return Ok(Vec::new());
         };
         let recent: HashMap<String, Entry> = thread_entries(&doc)
@@ -326,7 +222,7 @@ impl FirestoreStore {
             .collect();
         let ids: Vec<&String> = recent.keys().collect();
         let vectors = self
-            .documents_by_id(&self.threads_path(ns), VECTORS, &ids)
+            .documents_by_id(&self.db.namespace_path(ns), VECTORS, &ids)
             .await?;
         Ok(vectors
             .iter()
@@ -336,14 +232,18 @@ impl FirestoreStore {
     }
 
     /// Deletes every vector of `ns`.
-    pub(super) async fn delete_vectors(&self, ns: &Namespace) -> Result<(), StoreError> {
+    pub(in crate::store::firestore) async fn delete_vectors(
+        &self,
+        ns: &Namespace,
+    ) -> Result<(), StoreError> {
         let names: Vec<String> = self
-            .db()
+            .db
+            .current()
             .fluent()
             .select()
             .fields([THREAD])
             .from(VECTORS)
-            .parent(self.threads_path(ns))
+            .parent(self.db.namespace_path(ns))
             .query()
             .await
             .map(counted)
@@ -351,6 +251,6 @@ impl FirestoreStore {
             .into_iter()
             .map(|doc| doc.name)
             .collect();
-        self.delete_all(&names).await
+        self.db.delete_all(&names).await
     }
 }
