@@ -11,10 +11,11 @@
 //! - [`search`]: a question read into terms (one tokenizer indexes summaries too), BM25 over
 //!   the summaries holding them, fused with the ranking by meaning, and the results within the
 //!   answer's budget. A store counts terms and finds candidates; the ranking is here.
-//! - [`store`]: where memories live. The [`store::MemoryStore`] trait (what a request calls,
-//!   all its calls within one [`store::TimeLimit`]), [`store::Maintenance`] (migrate, import,
-//!   the vectors' backfill), and one folder per backend: `sqlite` (embedded, one file) and
-//!   `firestore` (the original function's layout).
+//! - [`store`]: where memories live. The [`store::MemoryStore`] trait (what an operation
+//!   reads and writes; [`store::TimeLimit`] holds each operation to one deadline),
+//!   [`store::Maintenance`] (migrate, import, the vectors' backfill), and one folder per
+//!   backend: `sqlite` (embedded, one file) and `firestore` (the original function's layout,
+//!   a folder per thing it holds: threads, loads, the search index, vectors, profiles, grants).
 //! - [`embedding`]: search by meaning, when `KIOKU_EMBEDDING_MODEL` names a model: the model
 //!   run in-process (candle; its linear layers in int8 where the CPU has AVX-512 VNNI), one
 //!   text per core off the async workers, and the backfill that embeds what was stored
@@ -39,8 +40,8 @@
 //!   `/admin/export`.
 //! - [`config`] (settings from flags and the environment) and [`telemetry`] (the log format).
 //! - [`http`]: the only module that knows actix-web: the API's, MCP's, OAuth's and the
-//!   operator's routes, extractors, middleware, the OpenAPI schema, errors as HTTP answers,
-//!   and every HTML page in one place (the memory page, consent, sign-in, privacy).
+//!   operator's routes, extractors, middleware, the OpenAPI schema, errors as HTTP answers
+//!   (the API's, OAuth's and the memory page's), and every HTML page in one place (the memory page, consent, sign-in, privacy).
 //! - [`startup`]: wires settings → store → credentials → [`http::serve`]; `main` runs it.
 
 pub mod config;

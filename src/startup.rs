@@ -18,6 +18,7 @@ use crate::embedding::{Embeddings, Model};
 use crate::gate::Gate;
 use crate::http::{self, AppState, Privacy, Site};
 use crate::memory::{Memory, Rules};
+use crate::oauth::connected::ConnectedApps;
 use crate::oauth::metadata::CALLBACK_PATH;
 use crate::oauth::oidc::{OidcSettings, Upstream};
 use crate::oauth::{AuthorizationServer, ClientDocuments, SignIn};
@@ -168,7 +169,7 @@ impl Application {
             store: stores.memory,
             gate,
             oauth,
-            grants: Arc::clone(&stores.grants),
+            apps: ConnectedApps::new(Arc::clone(&stores.grants), stores.limit),
             site: Site {
                 public_url: settings.public_url.clone(),
                 schema_post: settings.schema_post,

@@ -13,8 +13,9 @@ use super::pages::views::Privacy;
 use crate::domain::Door;
 use crate::gate::Gate;
 use crate::memory::Memory;
+use crate::oauth::connected::ConnectedApps;
 use crate::oauth::{Asker, AuthorizationServer};
-use crate::store::{GrantStore, MemoryStore, Readiness, TimeLimit};
+use crate::store::{MemoryStore, Readiness, TimeLimit};
 
 /// What every handler shares: the memory, the gate, the OAuth server and the site's settings.
 pub struct AppState {
@@ -30,9 +31,8 @@ pub struct AppState {
     pub gate: Gate,
     /// The OAuth server, when `KIOKU_OAUTH` turns it on.
     pub oauth: Option<Arc<AuthorizationServer>>,
-    /// The OAuth server's records, for the apps a person connected (whether or not OAuth is
-    /// on now).
-    pub grants: Arc<dyn GrantStore>,
+    /// The apps a person connected (whether or not OAuth is on now).
+    pub apps: ConnectedApps,
     pub site: Site,
 }
 

@@ -1,11 +1,45 @@
 //! The apps a person connected to their namespace, as the memory page shows them, and
 //! disconnecting one: its grant revoked, so none of its tokens open the memory again.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 
 use super::client;
 use crate::domain::Namespace;
-use crate::store::{GrantStore, StoreError};
+use crate::store::{GrantStore, StoreError, TimeLimit};
+
+/// The apps connected to each namespace, each call under one time limit.
+#[derive(Clone)]
+pub struct ConnectedApps {
+    store: Arc<dyn GrantStore>,
+    limit: TimeLimit,
+}
+
+impl ConnectedApps {
+    pub fn new(store: Arc<dyn GrantStore>, limit: TimeLimit) -> Self {
+        Self { store, limit }
+    }
+
+    /// The namespace's current grants, oldest first.
+    pub async fn of(&self, namespace: &Namespace) -> Result<Vec<ConnectedApp>, StoreError> {
+        (self.limit)
+            .within(connected_apps(self.store.as_ref(), namespace))
+            .await
+    }
+
+    /// Revokes the grant `grant_id` if it opens `namespace`; whether it did. Another
+    /// namespace's grant is left alone, as if unknown.
+    pub async fn disconnect(
+        &self,
+        namespace: &Namespace,
+        grant_id: &str,
+    ) -> Result<bool, StoreError> {
+        (self.limit)
+            .within(disconnect(self.store.as_ref(), namespace, grant_id))
+            .await
+    }
+}
 
 /// A current grant of the namespace, with the name its client gave.
 #[derive(Debug, Clone)]
@@ -19,8 +53,7 @@ pub struct ConnectedApp {
     pub connected_at: DateTime<Utc>,
 }
 
-/// The namespace's current grants, oldest first.
-pub async fn connected_apps(
+async fn connected_apps(
     store: &dyn GrantStore,
     namespace: &Namespace,
 ) -> Result<Vec<ConnectedApp>, StoreError> {
@@ -49,9 +82,7 @@ pub async fn connected_apps(
     Ok(apps)
 }
 
-/// Revokes the grant `grant_id` if it opens `namespace`; whether it did. Another namespace's
-/// grant is left alone, as if unknown.
-pub async fn disconnect(
+async fn disconnect(
     store: &dyn GrantStore,
     namespace: &Namespace,
     grant_id: &str,

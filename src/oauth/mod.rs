@@ -26,6 +26,7 @@ mod error;
 mod issued;
 pub mod metadata;
 pub mod oidc;
+mod operator;
 mod pace;
 mod redirect_uri;
 mod refresh;

@@ -117,15 +117,6 @@ impl AuthorizationServer {
     pub fn upstream_issuer(&self) -> Option<&str> {
         self.sign_in.upstream.as_ref().map(Upstream::issuer)
     }
-
-    /// How long each endpoint's work may take.
-    pub fn limit(&self) -> TimeLimit {
-        self.limit
-    }
-
-    pub fn store(&self) -> &dyn GrantStore {
-        self.store.as_ref()
-    }
 }
 
 /// `now` plus `lifetime`.

@@ -7,6 +7,7 @@ use kioku::config::StoreKind;
 use kioku::domain::{Entry, Namespace};
 use serde_json::{Value, json};
 
+use crate::app::Browser;
 use crate::emulator::Emulator;
 use crate::helpers::{ALICE, TestApp, api_tokens, error_json, ok_json, spawn_app_with};
 use crate::launch::Launch;
@@ -279,7 +280,8 @@ async fn five_hundred_concurrent_saves_on_firestore() {
 /// A stalled store costs a request its one time limit, not one per store call: with the
 /// emulator stopped mid-service, a save with the model on (its embedding, the near-repeat read
 /// and the write) and a search (the term counts, the candidates, the nearest vectors) each
-/// answer 503 within the limit and a second. Afterwards the service goes on.
+/// answer 503 within the limit and a second, and the memory page says in words that the memory
+/// cannot be reached. Afterwards the service goes on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stalled_store_costs_a_request_one_time_limit() {
     let (Some(_), Some(model)) = (needs::firestore(), needs::model()) else {
@@ -296,6 +298,9 @@ async fn a_stalled_store_costs_a_request_one_time_limit() {
         .save(ALICE, None, "Chose oak for the garden shed's floor")
         .await;
     let thread = first["thread_id"].as_str().unwrap();
+    let page = Browser::new(&app.base);
+    let signed_in = page.sign_in(ALICE).await;
+    assert_eq!(signed_in.status(), 303);
 
     emulator.pause();
     let requests = [
@@ -319,6 +324,11 @@ async fn a_stalled_store_costs_a_request_one_time_limit() {
             "answered after {took:?}"
         );
     }
+    let started = Instant::now();
+    let (status, shown) = page.get("/app").await;
+    assert_eq!(status, 503, "{shown}");
+    assert!(shown.contains("cannot be reached") || shown.contains("記憶にアクセスできません"));
+    assert!(started.elapsed() < limit + Duration::from_secs(1));
     emulator.resume();
 
     let loaded = app.load(ALICE).await;

@@ -2,7 +2,7 @@
 //! began the sign-in, they go on to the app with a code, or into the memory page.
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use serde::Deserialize;
 
 use super::app::enter;
@@ -42,7 +42,9 @@ pub async fn callback(
     let asker = app.document_asker(&req);
     let mut answer = match oauth.finish_sign_in(state, code, &asker).await {
         Ok(Finished::Redirect(to)) => see_other(&to),
-        Ok(Finished::Page(who)) => enter(&req, &app, t, &who.namespace, None).await,
+        Ok(Finished::Page(who)) => enter(&req, &app, t, &who.namespace, None)
+            .await
+            .unwrap_or_else(|stopped| stopped.error_response()),
         Ok(Finished::Shown(why)) => notice(t, StatusCode::BAD_REQUEST, &why),
         Err(OAuthError::Throttled { wait, .. }) => retry_after(
             notice(t, StatusCode::TOO_MANY_REQUESTS, t.too_many_approvals),

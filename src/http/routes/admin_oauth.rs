@@ -124,10 +124,7 @@ async fn clients(
     if after.is_some_and(|after| !client::is_issued_id(after)) {
         return Err(invalid("after", "a client_id, as next_after gives it"));
     }
-    let clients = oauth
-        .limit()
-        .within(oauth.store().clients(after, limit))
-        .await?;
+    let clients = oauth.clients(after, limit).await?;
     let next_after = (clients.len() == limit as usize)
         .then(|| clients.last().map(|client| client.id.clone()))
         .flatten();
@@ -155,11 +152,7 @@ async fn add_client(
         name,
         redirect_uris,
     } = body.into_inner();
-    let added = oauth
-        .limit()
-        .within(client::add(oauth.store(), &name, redirect_uris))
-        .await
-        .map_err(OAuthFailure::OAuth)?;
+    let added = (oauth.add_client(&name, redirect_uris).await).map_err(OAuthFailure::OAuth)?;
     tracing::info!(
         audit = true,
         remote_ip = %admin.client,
@@ -184,15 +177,8 @@ async fn add_redirect_uri(
     id: web::Path<String>,
     body: web::Json<NewRedirectUri>,
 ) -> Result<HttpResponse, actix_web::Error> {
-    let client = oauth
-        .limit()
-        .within(client::add_redirect_uri(
-            oauth.store(),
-            &id,
-            &body.redirect_uri,
-        ))
-        .await
-        .map_err(OAuthFailure::OAuth)?;
+    let client =
+        (oauth.add_redirect_uri(&id, &body.redirect_uri).await).map_err(OAuthFailure::OAuth)?;
     tracing::info!(
         audit = true,
         remote_ip = %admin.client,
@@ -211,10 +197,7 @@ async fn grants(
     name: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let ns = admin.namespace(&name)?;
-    let grants = oauth
-        .limit()
-        .within(oauth.store().grants(ns.name()))
-        .await?;
+    let grants = oauth.grants_of(&ns).await?;
     let grants: Vec<GrantView> = grants.into_iter().map(GrantView::from).collect();
     Ok(HttpResponse::Ok().json(serde_json::json!({ "grants": grants })))
 }
@@ -225,12 +208,7 @@ async fn revoke_grant(
     OAuthOn(oauth): OAuthOn,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    if !client::is_issued_id(&id)
-        || !oauth
-            .limit()
-            .within(oauth.store().revoke_grant(&id))
-            .await?
-    {
+    if !oauth.revoke_grant(&id).await? {
         return Err(ApiError::NotFound);
     }
     tracing::info!(

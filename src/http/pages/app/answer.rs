@@ -1,11 +1,10 @@
 //! The memory page's answers: its language, the sign-in page, a page with one message, and
-//! the store's or a refusal's words for a person.
+//! a refusal's words for a person.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 
-use crate::error_chain::ErrorChain;
 use crate::error_code::ErrorCode;
 use crate::http::cookies::{Form, Jar};
 use crate::http::error::{ApiError, status_of};
@@ -84,14 +83,6 @@ pub(super) fn notice(t: &'static Text, status: StatusCode, message: &str) -> Htt
             message,
         },
     )
-}
-
-pub(super) fn unavailable(
-    t: &'static Text,
-    err: &(dyn std::error::Error + 'static),
-) -> HttpResponse {
-    tracing::error!(error = %ErrorChain(err), "the memory page could not reach the store");
-    notice(t, StatusCode::SERVICE_UNAVAILABLE, t.app.unavailable)
 }
 
 /// The OpenID Provider people may sign in at, if one is configured.

@@ -6,12 +6,12 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
-use super::answer::{render, switch_url, unavailable};
+use super::answer::{render, switch_url};
+use super::error::{OrUnavailable, PageError};
 use super::visit::{Visit, posted};
 use crate::http::pages::respond::see_other;
 use crate::http::pages::views::DisconnectPage;
 use crate::http::state::AppState;
-use crate::oauth::connected::{connected_apps, disconnect as revoke};
 
 #[derive(Deserialize)]
 pub(super) struct DisconnectForm {
@@ -25,43 +25,28 @@ pub(super) async fn disconnect(
     req: HttpRequest,
     body: web::Payload,
     app: web::Data<AppState>,
-) -> HttpResponse {
-    let (visit, form) = match posted::<DisconnectForm>(&req, &app, body).await {
-        Ok(posted) => posted,
-        Err(answer) => return answer,
-    };
-    let ns = &visit.session.namespace;
-    let connected = match app
-        .limit
-        .within(connected_apps(app.grants.as_ref(), ns))
-        .await
-    {
-        Ok(apps) => apps.into_iter().find(|a| a.grant_id == form.grant_id),
-        Err(err) => return unavailable(visit.t, &err),
-    };
-    let Some(connected) = connected else {
-        return see_other("/app?done=gone");
+) -> Result<HttpResponse, PageError> {
+    let (visit, form) = posted::<DisconnectForm>(&req, &app, body).await?;
+    let (t, ns) = (visit.t, &visit.session.namespace);
+    let connected = app.apps.of(ns).await.or_unavailable(t)?;
+    let Some(connected) = connected.into_iter().find(|a| a.grant_id == form.grant_id) else {
+        return Ok(see_other("/app?done=gone"));
     };
     let forget = match form.confirm.as_deref() {
         Some("keep") => false,
         Some("forget") => true,
         _ => return confirm(&app, &visit, connected).await,
     };
-    match (app.limit)
-        .within(revoke(app.grants.as_ref(), ns, &form.grant_id))
-        .await
-    {
-        Ok(true) => {}
-        Ok(false) => return see_other("/app?done=gone"),
-        Err(err) => return unavailable(visit.t, &err),
+    let revoked = app.apps.disconnect(ns, &form.grant_id).await;
+    if !revoked.or_unavailable(t)? {
+        return Ok(see_other("/app?done=gone"));
     }
     if !forget {
-        return see_other("/app?done=disconnected");
+        return Ok(see_other("/app?done=disconnected"));
     }
-    match app.memory.forget_written_by(ns, &connected.client_id).await {
-        Ok(_) => see_other("/app?done=disconnected_forgotten"),
-        Err(err) => unavailable(visit.t, &err),
-    }
+    let forgotten = app.memory.forget_written_by(ns, &connected.client_id);
+    forgotten.await.or_unavailable(t)?;
+    Ok(see_other("/app?done=disconnected_forgotten"))
 }
 
 /// The page that names the app and counts what it saved, and asks what to do with it.
@@ -69,17 +54,14 @@ async fn confirm(
     app: &AppState,
     visit: &Visit,
     connected: crate::oauth::connected::ConnectedApp,
-) -> HttpResponse {
+) -> Result<HttpResponse, PageError> {
     let t = visit.t;
-    let saved = match app
+    let saved = app
         .memory
         .count_written_by(&visit.session.namespace, &connected.client_id)
         .await
-    {
-        Ok(saved) => saved,
-        Err(err) => return unavailable(t, &err),
-    };
-    render(
+        .or_unavailable(t)?;
+    Ok(render(
         StatusCode::OK,
         &DisconnectPage {
             t,
@@ -93,5 +75,5 @@ async fn confirm(
             forget: saved > 0,
             grant_id: connected.grant_id,
         },
-    )
+    ))
 }

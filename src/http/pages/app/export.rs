@@ -6,23 +6,20 @@ use std::sync::Arc;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 
-use super::answer::unavailable;
+use super::error::{OrUnavailable, PageError};
 use super::visit::Visit;
 use crate::http::routes::export_stream::{self, Audit};
 use crate::http::state::AppState;
 use crate::transfer::Export;
 
-pub(super) async fn export(req: HttpRequest, app: web::Data<AppState>) -> HttpResponse {
-    let visit = match Visit::of(&req, &app).await {
-        Ok(visit) => visit,
-        Err(answer) => return answer,
-    };
+pub(super) async fn export(
+    req: HttpRequest,
+    app: web::Data<AppState>,
+) -> Result<HttpResponse, PageError> {
+    let visit = Visit::of(&req, &app).await?;
     let ns = visit.session.namespace.clone();
     let mut export = Export::new(Arc::clone(&app.store), vec![ns.clone()], app.limit);
-    let first = match export.next_line().await {
-        Ok(first) => first,
-        Err(err) => return unavailable(visit.t, &err),
-    };
+    let first = export.next_line().await.or_unavailable(visit.t)?;
     let audit = Audit {
         remote_ip: app.site.client_address(&req),
         namespace: ns.label().to_owned(),
@@ -33,5 +30,5 @@ pub(super) async fn export(req: HttpRequest, app: web::Data<AppState>) -> HttpRe
         header::CONTENT_DISPOSITION,
         header::HeaderValue::from_static("attachment; filename=\"kioku-export.jsonl\""),
     );
-    answer
+    Ok(answer)
 }

@@ -5,8 +5,10 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
-use super::answer::{notice, refused, render, switch_url, unavailable};
+use super::answer::{notice, refused, render, switch_url};
+use super::error::{OrUnavailable, PageError};
 use super::visit::{Visit, posted};
+use crate::http::pages::Text;
 use crate::http::pages::respond::see_other;
 use crate::http::pages::views::{ConfirmPage, EntryView};
 use crate::http::state::AppState;
@@ -26,11 +28,8 @@ pub(super) async fn forget(
     req: HttpRequest,
     body: web::Payload,
     app: web::Data<AppState>,
-) -> HttpResponse {
-    let (visit, form) = match posted::<ForgetForm>(&req, &app, body).await {
-        Ok(posted) => posted,
-        Err(answer) => return answer,
-    };
+) -> Result<HttpResponse, PageError> {
+    let (visit, form) = posted::<ForgetForm>(&req, &app, body).await?;
     let timestamp = form.timestamp.filter(|t| !t.is_empty());
     let profile = form.profile.as_deref() == Some("true");
     match (form.confirm.as_deref() == Some("yes"), profile) {
@@ -48,12 +47,19 @@ pub(super) async fn forget(
         false => "/app?done=forgotten",
     };
     match app.memory.forget(&visit.session.namespace, &request).await {
-        Ok(_) => see_other(done),
-        Err(MemoryError::NothingToForget(_)) => see_other("/app?done=gone"),
-        Err(MemoryError::Store(err)) => unavailable(visit.t, &err),
-        Err(err) => {
-            let (status, message) = refused(visit.t, &err);
-            notice(visit.t, status, message)
+        Ok(_) => Ok(see_other(done)),
+        Err(MemoryError::NothingToForget(_)) => Ok(see_other("/app?done=gone")),
+        Err(err) => Err(refusal(visit.t, err)),
+    }
+}
+
+/// A memory operation's refusal as this page answers it: a page saying why.
+fn refusal(t: &'static Text, err: MemoryError) -> PageError {
+    match err {
+        MemoryError::Store(err) => PageError::unavailable(t, &err),
+        err => {
+            let (status, message) = refused(t, &err);
+            notice(t, status, message).into()
         }
     }
 }
@@ -65,12 +71,12 @@ async fn confirm(
     visit: &Visit,
     thread_id: String,
     timestamp: Option<String>,
-) -> HttpResponse {
+) -> Result<HttpResponse, PageError> {
     let t = visit.t;
     // One summary is looked up by its time, wherever it is in the thread.
     let (since, before) = match timestamp.as_deref().map(just_after) {
         Some(Some(after)) => (timestamp.clone(), Some(after)),
-        Some(None) => return see_other("/app?done=gone"),
+        Some(None) => return Ok(see_other("/app?done=gone")),
         None => (None, None),
     };
     let load = LoadRequest {
@@ -85,14 +91,10 @@ async fn confirm(
             loaded.truncation().omitted_entries(),
         ),
         Ok(LoadAnswer::Searched(_)) => (None, 0),
-        Err(MemoryError::Store(err)) => return unavailable(t, &err),
-        Err(err) => {
-            let (status, message) = refused(t, &err);
-            return notice(t, status, message);
-        }
+        Err(err) => return Err(refusal(t, err)),
     };
     let Some(thread) = thread else {
-        return see_other("/app?done=gone");
+        return Ok(see_other("/app?done=gone"));
     };
     let entries: Vec<EntryView> = thread
         .entries
@@ -101,7 +103,7 @@ async fn confirm(
         .map(|e| EntryView::new(t, &thread.id, e))
         .collect();
     if entries.is_empty() {
-        return see_other("/app?done=gone");
+        return Ok(see_other("/app?done=gone"));
     }
     let explanation = match &timestamp {
         Some(_) => t.app.confirm_summary.to_owned(),
@@ -115,7 +117,7 @@ async fn confirm(
                 .replace("{shown}", &shown.to_string())
         }
     };
-    render(
+    Ok(render(
         StatusCode::OK,
         &ConfirmPage {
             t,
@@ -127,18 +129,17 @@ async fn confirm(
             timestamp,
             entries,
         },
-    )
+    ))
 }
 
 /// The page that shows the profile and asks to confirm forgetting it with every version.
-async fn confirm_profile(app: &AppState, visit: &Visit) -> HttpResponse {
+async fn confirm_profile(app: &AppState, visit: &Visit) -> Result<HttpResponse, PageError> {
     let t = visit.t;
-    let current = match app.memory.current_profile(&visit.session.namespace).await {
-        Ok(Some(current)) => current,
-        Ok(None) => return see_other("/app?done=gone"),
-        Err(err) => return unavailable(t, &err),
+    let current = app.memory.current_profile(&visit.session.namespace);
+    let Some(current) = current.await.or_unavailable(t)? else {
+        return Ok(see_other("/app?done=gone"));
     };
-    render(
+    Ok(render(
         StatusCode::OK,
         &ConfirmPage {
             t,
@@ -150,7 +151,7 @@ async fn confirm_profile(app: &AppState, visit: &Visit) -> HttpResponse {
             timestamp: None,
             entries: Vec::new(),
         },
-    )
+    ))
 }
 
 /// A microsecond after `timestamp`: the exclusive end of a load of just the entries saved then.

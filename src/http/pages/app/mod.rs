@@ -5,6 +5,7 @@
 
 mod answer;
 mod apps;
+mod error;
 mod export;
 mod forget;
 mod profile;

@@ -5,7 +5,8 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
-use super::answer::{refused, unavailable};
+use super::answer::refused;
+use super::error::PageError;
 use super::view::View;
 use super::visit::posted;
 use crate::error_code::ErrorCode;
@@ -25,11 +26,8 @@ pub(super) async fn rewrite(
     req: HttpRequest,
     body: web::Payload,
     app: web::Data<AppState>,
-) -> HttpResponse {
-    let (visit, form) = match posted::<ProfileForm>(&req, &app, body).await {
-        Ok(posted) => posted,
-        Err(answer) => return answer,
-    };
+) -> Result<HttpResponse, PageError> {
+    let (visit, form) = posted::<ProfileForm>(&req, &app, body).await?;
     let request = ProfileWriteRequest {
         profile: form.profile.clone(),
         expected_version: Some(form.expected_version.clone()),
@@ -43,12 +41,12 @@ pub(super) async fn rewrite(
         .write_profile(&visit.session.caller(), &request)
         .await
     {
-        Ok(_) => return see_other("/app?done=profile"),
+        Ok(_) => return Ok(see_other("/app?done=profile")),
         Err(MemoryError::ProfileConflict(current)) => {
             let (version, rival) = current.map_or((0, None), |p| (p.version, Some(p.profile)));
             (refused(t, ErrorCode::ProfileConflict), version, rival)
         }
-        Err(MemoryError::Store(err)) => return unavailable(t, &err),
+        Err(MemoryError::Store(err)) => return Err(PageError::unavailable(t, &err)),
         Err(err) => {
             let expected = form.expected_version.parse().unwrap_or(0);
             (refused(t, &err), expected, None)

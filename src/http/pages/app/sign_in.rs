@@ -7,7 +7,8 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::answer::{language, notice, provider, sign_in_page, unavailable};
+use super::answer::{language, notice, provider, sign_in_page};
+use super::error::{OrUnavailable, PageError};
 use super::visit::{anonymous_form, lasts, posted};
 use crate::domain::{Door, Namespace};
 use crate::gate::Refusal;
@@ -31,19 +32,12 @@ async fn sign_in_form(
     req: &HttpRequest,
     app: &AppState,
     body: web::Payload,
-) -> Result<(&'static Text, SignInForm), HttpResponse> {
+) -> Result<(&'static Text, SignInForm), PageError> {
     let t = language(req, app);
     let form: SignInForm = anonymous_form(t, body).await?;
     if !Jar::of(req, app).csrf_matches(Form::PageSignIn, &form.csrf) {
         let problem = Some(t.app.form_expired);
-        return Err(sign_in_page(
-            req,
-            app,
-            t,
-            StatusCode::FORBIDDEN,
-            None,
-            problem,
-        ));
+        return Err(sign_in_page(req, app, t, StatusCode::FORBIDDEN, None, problem).into());
     }
     Ok((t, form))
 }
@@ -52,20 +46,17 @@ pub(super) async fn sign_in(
     req: HttpRequest,
     body: web::Payload,
     app: web::Data<AppState>,
-) -> HttpResponse {
-    let (t, form) = match sign_in_form(&req, &app, body).await {
-        Ok(posted) => posted,
-        Err(answer) => return answer,
-    };
+) -> Result<HttpResponse, PageError> {
+    let (t, form) = sign_in_form(&req, &app, body).await?;
     let again = |status, problem| sign_in_page(&req, &app, t, status, None, Some(problem));
     let client = app.site.client_address(&req);
     let signed_in = match app.gate.typed(client, &form.token, Door::Page) {
         Ok(signed_in) => signed_in,
         Err(Refusal::Throttled(wait)) => {
             let answer = again(StatusCode::TOO_MANY_REQUESTS, t.too_many_attempts);
-            return retry_after(answer, wait);
+            return Ok(retry_after(answer, wait));
         }
-        Err(_) => return again(StatusCode::UNAUTHORIZED, t.unknown_token),
+        Err(_) => return Ok(again(StatusCode::UNAUTHORIZED, t.unknown_token)),
     };
     enter(&req, &app, t, &signed_in.namespace, Some(&signed_in.digest)).await
 }
@@ -79,21 +70,20 @@ pub(in crate::http::pages) async fn enter(
     t: &'static Text,
     namespace: &Namespace,
     token_digest: Option<&str>,
-) -> HttpResponse {
+) -> Result<HttpResponse, PageError> {
     let jar = Jar::of(req, app);
-    if let Some(earlier) = jar.session()
-        && let Err(err) = app.gate.sessions().close(&earlier).await
-    {
-        return unavailable(t, &err);
+    if let Some(earlier) = jar.session() {
+        app.gate
+            .sessions()
+            .close(&earlier)
+            .await
+            .or_unavailable(t)?;
     }
-    match app.gate.sessions().open(namespace, token_digest).await {
-        Ok((value, session)) => {
-            let mut answer = see_other("/app");
-            add_cookie(&mut answer, jar.session_cookie(&value, lasts(&session)));
-            answer
-        }
-        Err(err) => unavailable(t, &err),
-    }
+    let opened = app.gate.sessions().open(namespace, token_digest).await;
+    let (value, session) = opened.or_unavailable(t)?;
+    let mut answer = see_other("/app");
+    add_cookie(&mut answer, jar.session_cookie(&value, lasts(&session)));
+    Ok(answer)
 }
 
 /// `POST /app/sign-in/provider`: on to the OpenID Provider, with the `state` this browser must
@@ -102,47 +92,39 @@ pub(super) async fn at_provider(
     req: HttpRequest,
     body: web::Payload,
     app: web::Data<AppState>,
-) -> HttpResponse {
-    let t = match sign_in_form(&req, &app, body).await {
-        Ok((t, _)) => t,
-        Err(answer) => return answer,
-    };
+) -> Result<HttpResponse, PageError> {
+    let (t, _) = sign_in_form(&req, &app, body).await?;
     let again = |status, problem| sign_in_page(&req, &app, t, status, None, Some(problem));
     let Some(oauth) = app.oauth.as_ref().filter(|_| provider(&app).is_some()) else {
-        return notice(t, StatusCode::NOT_FOUND, t.app.form_expired);
+        return Ok(notice(t, StatusCode::NOT_FOUND, t.app.form_expired));
     };
     // Each sign-in begun is stored until it ends or expires.
     let client = app.site.client_address(&req);
     if let Err(wait) = app.gate.unsigned_write(client, Door::Provider) {
         let answer = again(StatusCode::TOO_MANY_REQUESTS, t.too_many_sign_ins);
-        return retry_after(answer, wait);
+        return Ok(retry_after(answer, wait));
     }
-    match oauth.begin_sign_in(None).await {
-        Ok((to, state)) => {
-            let mut answer = see_other(&to);
-            add_cookie(&mut answer, Jar::of(&req, &app).sign_in_cookie(&state));
-            answer
-        }
-        Err(err) => unavailable(t, &err),
-    }
+    let (to, state) = oauth.begin_sign_in(None).await.or_unavailable(t)?;
+    let mut answer = see_other(&to);
+    add_cookie(&mut answer, Jar::of(&req, &app).sign_in_cookie(&state));
+    Ok(answer)
 }
 
 pub(super) async fn sign_out(
     req: HttpRequest,
     body: web::Payload,
     app: web::Data<AppState>,
-) -> HttpResponse {
+) -> Result<HttpResponse, PageError> {
     // The form has nothing but its CSRF token.
-    let (visit, IgnoredAny) = match posted(&req, &app, body).await {
-        Ok(posted) => posted,
-        Err(answer) => return answer,
-    };
+    let (visit, IgnoredAny) = posted(&req, &app, body).await?;
     let jar = Jar::of(&req, &app);
     let value = jar.session().unwrap_or_default();
-    if let Err(err) = app.gate.sessions().close(&value).await {
-        return unavailable(visit.t, &err);
-    }
+    app.gate
+        .sessions()
+        .close(&value)
+        .await
+        .or_unavailable(visit.t)?;
     let mut answer = see_other("/app?done=signed_out");
     add_cookie(&mut answer, jar.session_cleared());
-    answer
+    Ok(answer)
 }

@@ -4,10 +4,11 @@
 use std::collections::HashMap;
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use serde::Deserialize;
 
-use super::answer::{language, refused, render, sign_in_page, switch_url, unavailable};
+use super::answer::{language, refused, render, sign_in_page, switch_url};
+use super::error::{OrUnavailable, PageError};
 use super::visit::{Visit, posted};
 use crate::domain::{KEPT_PROFILE_VERSIONS, Namespace};
 use crate::http::cookies::Jar;
@@ -15,7 +16,6 @@ use crate::http::pages::respond::{add_cookie, see_other};
 use crate::http::pages::views::{AppView, EntryView, MemoryPage, ThreadView, heading, saved_by};
 use crate::http::state::AppState;
 use crate::memory::{LoadAnswer, LoadRequest, MemoryError, ProfileReadRequest};
-use crate::oauth::connected::connected_apps;
 use crate::search::Found;
 
 /// What `GET /app` may be asked: the outcome of the form just sent, a language, an earlier
@@ -33,7 +33,7 @@ pub(super) async fn show(
     req: HttpRequest,
     query: web::Query<Shown>,
     app: web::Data<AppState>,
-) -> HttpResponse {
+) -> Result<HttpResponse, PageError> {
     let Shown {
         done,
         lang,
@@ -63,11 +63,11 @@ pub(super) async fn show(
                         view.profile = Some(shown);
                         view.notice = Some(t.app.profile_earlier);
                     }
-                    Err(MemoryError::Store(err)) => return unavailable(t, &err),
+                    Err(MemoryError::Store(err)) => return Err(PageError::unavailable(t, &err)),
                     Err(err) => view.problem = Some(refused(t, &err)),
                 }
             }
-            view.render(&app, &visit).await
+            view.render(&app, &visit).await?
         }
         Err(_)
             if done.as_deref() == Some("signed_out") && Jar::of(&req, &app).session().is_none() =>
@@ -75,12 +75,12 @@ pub(super) async fn show(
             let t = language(&req, &app);
             sign_in_page(&req, &app, t, StatusCode::OK, Some(t.app.signed_out), None)
         }
-        Err(answer) => answer,
+        Err(stopped) => stopped.error_response(),
     };
     if let Some(lang) = lang.filter(|l| l == "ja" || l == "en") {
         add_cookie(&mut answer, Jar::of(&req, &app).language_cookie(&lang));
     }
-    answer
+    Ok(answer)
 }
 
 /// The profile's earlier `version`, to restore: its text, and the current version, which a
@@ -109,15 +109,12 @@ pub(super) async fn browse(
     req: HttpRequest,
     body: web::Payload,
     app: web::Data<AppState>,
-) -> HttpResponse {
-    let (visit, form) = match posted::<BrowseForm>(&req, &app, body).await {
-        Ok(posted) => posted,
-        Err(answer) => return answer,
-    };
+) -> Result<HttpResponse, PageError> {
+    let (visit, form) = posted::<BrowseForm>(&req, &app, body).await?;
     let query = form.q.filter(|q| !q.trim().is_empty());
     let before = form.before.filter(|b| !b.is_empty());
     if query.is_none() && before.is_none() {
-        return see_other("/app");
+        return Ok(see_other("/app"));
     }
     let view = View {
         query,
@@ -145,7 +142,7 @@ pub(super) struct View<'a> {
 }
 
 impl View<'_> {
-    pub async fn render(self, app: &AppState, visit: &Visit) -> HttpResponse {
+    pub async fn render(self, app: &AppState, visit: &Visit) -> Result<HttpResponse, PageError> {
         let (t, ns) = (visit.t, &visit.session.namespace);
         let load = LoadRequest {
             q: self.query.clone(),
@@ -176,33 +173,25 @@ impl View<'_> {
                     .collect();
                 older = searched.truncation().next_before().map(str::to_owned);
             }
-            Err(MemoryError::Store(err)) => return unavailable(t, &err),
+            Err(MemoryError::Store(err)) => return Err(PageError::unavailable(t, &err)),
             Err(err) => problem = Some(refused(t, &err)),
         }
         // Read whole: a load's copy may be cut to fit its budget, and saved back it would cut
         // the profile.
         let (profile, profile_writer) = match self.profile {
             Some(shown) => (shown, None),
-            None => match app.memory.current_profile(ns).await {
-                Ok(Some(current)) => (
+            None => match app.memory.current_profile(ns).await.or_unavailable(t)? {
+                Some(current) => (
                     (current.profile, current.version),
                     current.writer.map(|w| saved_by(t, &w)),
                 ),
-                Ok(None) => ((String::new(), 0), None),
-                Err(err) => return unavailable(t, &err),
+                None => ((String::new(), 0), None),
             },
         };
-        let apps: Vec<AppView> = match app
-            .limit
-            .within(connected_apps(app.grants.as_ref(), ns))
-            .await
-        {
-            Ok(apps) => {
-                let zone = app.memory.rules().timezone;
-                apps.into_iter().map(|a| AppView::new(t, a, zone)).collect()
-            }
-            Err(err) => return unavailable(t, &err),
-        };
+        let zone = app.memory.rules().timezone;
+        let apps: Vec<AppView> = (app.apps.of(ns).await.or_unavailable(t)?.into_iter())
+            .map(|a| AppView::new(t, a, zone))
+            .collect();
         let (status, problem) = match problem {
             Some((status, message)) => (status, Some(message)),
             None => (StatusCode::OK, None),
@@ -233,7 +222,7 @@ impl View<'_> {
             show_apps: app.oauth.is_some() || !apps.is_empty(),
             apps,
         };
-        render(status, &page)
+        Ok(render(status, &page))
     }
 }
 

@@ -3,10 +3,11 @@
 
 use actix_web::cookie::time::Duration;
 use actix_web::http::StatusCode;
-use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use actix_web::{HttpMessage, HttpRequest, web};
 use serde::de::DeserializeOwned;
 
-use super::answer::{language, notice, sign_in_page, unavailable, unreadable};
+use super::answer::{language, notice, sign_in_page, unreadable};
+use super::error::PageError;
 use crate::credentials::Session;
 use crate::gate::Refusal;
 use crate::http::cookies::Jar;
@@ -26,7 +27,7 @@ impl Visit {
     /// The person's session and language, or the answer for a request that has none: the
     /// sign-in page (saying the sign-in ended, if the browser held one), a page asking them
     /// to wait, or one saying the memory cannot be reached.
-    pub(super) async fn of(req: &HttpRequest, app: &AppState) -> Result<Self, HttpResponse> {
+    pub(super) async fn of(req: &HttpRequest, app: &AppState) -> Result<Self, PageError> {
         let t = language(req, app);
         let jar = Jar::of(req, app);
         let presented = jar.session();
@@ -45,35 +46,37 @@ impl Visit {
                 if presented.is_some() {
                     add_cookie(&mut answer, jar.session_cleared());
                 }
-                return Err(answer);
+                return Err(answer.into());
             }
             Err(Refusal::RateLimited(wait)) => {
                 let answer = notice(t, StatusCode::TOO_MANY_REQUESTS, t.app.unavailable);
-                return Err(retry_after(answer, wait));
+                return Err(retry_after(answer, wait).into());
             }
-            Err(err) => return Err(unavailable(t, &err)),
+            Err(err) => return Err(PageError::unavailable(t, &err)),
         };
         // The request log names the namespace, as for the API.
         req.extensions_mut().insert(session.namespace.clone());
         Ok(Self { session, t })
     }
 
-    /// The posted form, if it can be read and carries this session's CSRF token; else the
-    /// status that refuses it.
+    /// The posted form, read once, if it can be read and carries this session's CSRF token;
+    /// else the status that refuses it.
     fn form<T: DeserializeOwned>(&self, body: &[u8]) -> Result<T, StatusCode> {
-        let Csrf { csrf } = read_form(body)?;
+        let Posted { csrf, form } = read_form(body)?;
         if !self.session.csrf_matches(&csrf) {
             return Err(StatusCode::FORBIDDEN);
         }
-        read_form(body)
+        Ok(form)
     }
 }
 
-/// The CSRF token every form of the page carries, beside its own fields.
+/// A form of the page as posted: the CSRF token every one carries, beside its own fields.
 #[derive(serde::Deserialize)]
-struct Csrf {
+struct Posted<T> {
     #[serde(default)]
     csrf: String,
+    #[serde(flatten)]
+    form: T,
 }
 
 /// A signed-in person's posted form, its CSRF token checked; else the answer refusing it.
@@ -82,14 +85,14 @@ pub(super) async fn posted<T: DeserializeOwned>(
     req: &HttpRequest,
     app: &AppState,
     body: web::Payload,
-) -> Result<(Visit, T), HttpResponse> {
+) -> Result<(Visit, T), PageError> {
     let visit = Visit::of(req, app).await?;
     let body = read_body(body, app.page_form_limit())
         .await
         .map_err(|err| unreadable(visit.t, &err))?;
     match visit.form(&body) {
         Ok(form) => Ok((visit, form)),
-        Err(status) => Err(notice(visit.t, status, visit.t.app.form_expired)),
+        Err(status) => Err(notice(visit.t, status, visit.t.app.form_expired).into()),
     }
 }
 
@@ -98,11 +101,11 @@ pub(super) async fn posted<T: DeserializeOwned>(
 pub(super) async fn anonymous_form<T: DeserializeOwned>(
     t: &'static Text,
     body: web::Payload,
-) -> Result<T, HttpResponse> {
+) -> Result<T, PageError> {
     let body = read_body(body, FORM_BODY_BYTES)
         .await
         .map_err(|err| unreadable(t, &err))?;
-    read_form(&body).map_err(|status| notice(t, status, t.app.form_expired))
+    read_form(&body).map_err(|status| notice(t, status, t.app.form_expired).into())
 }
 
 /// `body` as the form `T`, or the status that refuses it.
@@ -116,4 +119,38 @@ pub(super) fn lasts(session: &Session) -> Duration {
         .num_seconds()
         .max(0);
     Duration::seconds(secs)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::de::IgnoredAny;
+
+    use super::*;
+
+    #[derive(serde::Deserialize)]
+    struct Asked {
+        #[serde(default)]
+        thread_id: String,
+        timestamp: Option<String>,
+    }
+
+    #[test]
+    fn a_form_and_its_csrf_token_are_read_from_one_pass() {
+        let posted: Posted<Asked> =
+            read_form(b"thread_id=t%201&csrf=abc&timestamp=2026-12-06T00%3A00%3A00Z").unwrap();
+        assert_eq!(posted.csrf, "abc");
+        assert_eq!(posted.form.thread_id, "t 1");
+        assert_eq!(
+            posted.form.timestamp.as_deref(),
+            Some("2026-12-06T00:00:00Z")
+        );
+
+        let bare: Posted<IgnoredAny> = read_form(b"csrf=abc").unwrap();
+        assert_eq!(bare.csrf, "abc");
+        let unsigned: Posted<Asked> = read_form(b"thread_id=t").unwrap();
+        assert_eq!(
+            unsigned.csrf, "",
+            "a form without its token is refused by the check"
+        );
+    }
 }

@@ -10,7 +10,7 @@ use crate::http::error::{OAuthFailure, unread};
 use crate::http::limits::{FORM_BODY_BYTES, read_body};
 use crate::http::state::AppState;
 use crate::http::state::OAuthOn;
-use crate::oauth::client::{self, Registration};
+use crate::oauth::client::Registration;
 use crate::oauth::{OAuthCode, OAuthError};
 
 pub async fn register(
@@ -34,9 +34,7 @@ pub async fn register(
             format!("the body must be a JSON object of client metadata ({e})"),
         )
     })?;
-    let registered = (oauth.limit())
-        .within(client::register(oauth.store(), registration))
-        .await?;
+    let registered = oauth.register(registration).await?;
     Ok(HttpResponse::Created()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(registered))
