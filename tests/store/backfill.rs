@@ -12,6 +12,7 @@ use kioku::store::{FirestoreStore, Maintenance, MemoryStore};
 use crate::conformance::{KEEP_ALL, entry, namespace};
 use crate::firestore::connect;
 use crate::original::{append_as_original, raw_db, read_raw, write_as_original};
+use crate::search::search_for;
 
 const THREADS: usize = 12;
 
@@ -36,19 +37,8 @@ async fn originals(db: &firestore::FirestoreDb) -> (Namespace, Vec<Entry>) {
 
 /// The summaries a search for `q` finds, sorted.
 async fn found(store: &FirestoreStore, ns: &Namespace, q: &str) -> Vec<String> {
-    let query = kioku::search::Query::parse(q).unwrap();
-    let results = kioku::memory::search(
-        store,
-        ns,
-        &Filter::default(),
-        &query,
-        None,
-        None,
-        usize::MAX,
-    )
-    .await
-    .unwrap();
-    let mut found: Vec<String> = results.found.into_iter().map(|f| f.summary).collect();
+    let found = search_for(store, ns, &Filter::default(), q).await;
+    let mut found: Vec<String> = found.into_iter().map(|(_, summary)| summary).collect();
     found.sort();
     found
 }

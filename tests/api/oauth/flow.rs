@@ -151,6 +151,16 @@ pub async fn token_request(
     request.send().await.unwrap()
 }
 
+/// A public client's refresh with `refresh_token`.
+pub async fn refresh(app: &TestApp, client_id: &str, refresh_token: &str) -> Response {
+    let form = [
+        ("grant_type", "refresh_token"),
+        ("refresh_token", refresh_token),
+        ("client_id", client_id),
+    ];
+    token_request(app, &form, None).await
+}
+
 /// A successful token response's body, checked not to be cacheable.
 pub async fn tokens(response: Response) -> Value {
     assert_eq!(response.headers()[CACHE_CONTROL], "no-store");

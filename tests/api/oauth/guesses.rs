@@ -8,17 +8,8 @@ use kioku::config::StoreKind;
 use kioku::throttle::FAILURES_PER_WINDOW;
 use serde_json::Value;
 
-use super::flow::{connected_client, oauth_error, spawn_oauth, token_request, tokens};
-use crate::helpers::{TestApp, retry_after};
-
-async fn refresh(app: &TestApp, client_id: &str, refresh_token: &str) -> reqwest::Response {
-    let form = [
-        ("grant_type", "refresh_token"),
-        ("refresh_token", refresh_token),
-        ("client_id", client_id),
-    ];
-    token_request(app, &form, None).await
-}
+use super::flow::{connected_client, oauth_error, refresh, spawn_oauth, tokens};
+use crate::helpers::retry_after;
 
 #[tokio::test]
 async fn unknown_refresh_tokens_are_guesses_and_a_flood_gets_429() {

@@ -4,22 +4,12 @@
 
 use kioku::config::StoreKind;
 use kioku::oauth::{APPROVALS_PER_MINUTE, REFRESHES_PER_MINUTE};
-use reqwest::Response;
 
 use super::flow::{
     PublicClient, authorize_with_token, browser, connected_client, consent_form, decide,
-    oauth_error, param, spawn_oauth, token_request, tokens,
+    oauth_error, param, refresh, spawn_oauth, tokens,
 };
-use crate::helpers::{TestApp, retry_after};
-
-async fn refresh(app: &TestApp, client_id: &str, refresh_token: &str) -> Response {
-    let form = [
-        ("grant_type", "refresh_token"),
-        ("refresh_token", refresh_token),
-        ("client_id", client_id),
-    ];
-    token_request(app, &form, None).await
-}
+use crate::helpers::retry_after;
 
 #[tokio::test]
 async fn a_grant_refreshed_in_a_loop_is_refused_with_a_wait() {

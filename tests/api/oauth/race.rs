@@ -9,7 +9,7 @@ use kioku::config::StoreKind;
 use kioku::store::{GrantStore, SqliteStore};
 use serde_json::Value;
 
-use super::flow::{connected_client, oauth_error, spawn_oauth, token_request, tokens};
+use super::flow::{connected_client, oauth_error, refresh, spawn_oauth, tokens};
 use crate::helpers::on_both_stores;
 use crate::helpers::{TestApp, error_json};
 
@@ -17,15 +17,6 @@ on_both_stores!(a_refresh_race_keeps_the_grant,);
 
 /// The window the server is started with: short, so that the test can outwait it.
 const WINDOW_SECS: u64 = 1;
-
-async fn refresh(app: &TestApp, client_id: &str, refresh_token: &str) -> reqwest::Response {
-    let form = [
-        ("grant_type", "refresh_token"),
-        ("refresh_token", refresh_token),
-        ("client_id", client_id),
-    ];
-    token_request(app, &form, None).await
-}
 
 async fn loads(app: &TestApp, access: &Value) -> reqwest::Response {
     app.get(access.as_str(), &[("mode", "load")])
