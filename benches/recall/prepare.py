@@ -9,6 +9,7 @@ check or redo the reduction. Each output holds only what the benchmark uses:
      "questions": [{"q", "relevant": [id, ...], "category"?}, ...]}
 
     benches/recall/prepare.py locomo   path/to/locomo10.json
+    benches/recall/prepare.py locomo-sessions path/to/locomo10.json
     benches/recall/prepare.py jsquad   path/to/valid-v1.3.json
     benches/recall/prepare.py jsquad-test path/to/test-v1.3.json
     benches/recall/prepare.py xquad-en path/to/xquad.en.json
@@ -27,6 +28,12 @@ SOURCES = {
     "locomo": (
         "en",
         "LoCoMo (Maharana et al., ACL 2024), snap-research/LoCoMo data/locomo10.json",
+        "CC BY-NC 4.0",
+    ),
+    "locomo-sessions": (
+        "en",
+        "LoCoMo (Maharana et al., ACL 2024), snap-research/LoCoMo data/locomo10.json: each "
+        "session's conversation itself",
         "CC BY-NC 4.0",
     ),
     "jsquad": (
@@ -85,6 +92,53 @@ def locomo(paths):
     return documents, questions
 
 
+# kioku's default KIOKU_MAX_SUMMARY_CHARS: a longer session is saved as two documents.
+MAX_DOCUMENT_CHARS = 5000
+
+
+def locomo_sessions(paths):
+    """Each session's conversation is a document, as a memory of the whole chat would hold it:
+    its date and time, then a line per turn, `speaker: text` (what was said; a shared photo's
+    caption is not). A session longer than kioku takes is cut in two at a turn, `s8a` and
+    `s8b`. The questions are `locomo`'s, relevant = the documents holding their evidence turns."""
+    (path,) = paths
+    documents, questions, skipped = [], [], 0
+    for conversation in json.loads(Path(path).read_text()):
+        conv, dialog = conversation["sample_id"], conversation["conversation"]
+        numbers = sorted(
+            int(m[1]) for k in dialog if (m := re.fullmatch(r"session_(\d+)", k)))
+        holder = {}  # (session, turn) -> document id
+        for n in numbers:
+            turns = dialog[f"session_{n}"]
+            header = dialog[f"session_{n}_date_time"]
+            lines = [f"{turn['speaker']}: {turn['text']}" for turn in turns]
+            parts = [(f"{conv}/s{n}", turns, lines)]
+            if len(header) + sum(len(line) + 1 for line in lines) > MAX_DOCUMENT_CHARS:
+                half = len(turns) // 2
+                parts = [(f"{conv}/s{n}a", turns[:half], lines[:half]),
+                         (f"{conv}/s{n}b", turns[half:], lines[half:])]
+            for doc_id, part_turns, part_lines in parts:
+                text = "\n".join([header, *part_lines])
+                assert len(text) <= MAX_DOCUMENT_CHARS, doc_id
+                documents.append({"id": doc_id, "text": text})
+                for turn in part_turns:
+                    holder[turn["dia_id"]] = doc_id
+        for qa in conversation["qa"]:
+            if qa["category"] == 5:
+                continue
+            turns = {f"D{s}:{t}" for e in qa.get("evidence", [])
+                     for s, t in re.findall(r"D:?(\d+):(\d+)", e)}
+            relevant = sorted({holder[t] for t in turns if t in holder})
+            if not relevant:
+                skipped += 1
+                continue
+            questions.append(
+                {"q": qa["question"], "relevant": relevant, "category": qa["category"]}
+            )
+    print(f"locomo-sessions: {skipped} questions of categories 1-4 name no turn held")
+    return documents, questions
+
+
 def squad_like(articles, title_line):
     documents, questions = [], []
     for a, article in enumerate(articles):
@@ -122,7 +176,8 @@ def jaquad(paths):
 
 def main():
     name, *paths = sys.argv[1:]
-    documents, questions = {"locomo": locomo, "jsquad": jsquad, "jsquad-test": jsquad,
+    documents, questions = {"locomo": locomo, "locomo-sessions": locomo_sessions,
+                            "jsquad": jsquad, "jsquad-test": jsquad,
                             "xquad-en": xquad_en, "jaquad": jaquad}[name](paths)
     language, origin, licence = SOURCES[name]
     out = {"name": name, "language": language, "origin": origin, "license": licence,

@@ -9,11 +9,14 @@ use std::fmt;
 pub struct ModelId(String);
 
 impl ModelId {
-    /// `sha256:<first 16 hex digits of the weights' digest>/<dimension>`: the weights name the
-    /// model, whatever its directory is called.
+    /// `sha256:<first 16 hex digits of the weights' digest>/<dimension>/whole`: the weights name
+    /// the model, whatever its directory is called; `whole`, that a text longer than the model
+    /// reads at once was read whole, in windows (embedding/windows.rs). A vector stored under
+    /// the id without it read only the text's opening: searches no longer compare with it, and
+    /// the backfill computes its entry's again.
     pub fn new(weights_digest_hex: &str, dimension: usize) -> Self {
         let short = &weights_digest_hex[..weights_digest_hex.len().min(16)];
-        Self(format!("sha256:{short}/{dimension}"))
+        Self(format!("sha256:{short}/{dimension}/whole"))
     }
 
     /// A model id as a store wrote it.

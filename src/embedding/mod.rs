@@ -12,6 +12,7 @@ mod int8;
 mod model;
 mod tokenizer;
 mod unigram;
+mod windows;
 mod words;
 
 pub use backfill::backfill;

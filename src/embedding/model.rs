@@ -10,12 +10,13 @@ use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::Config;
 use sha2::{Digest, Sha256};
-use tokenizers::{Encoding, TruncationParams};
+use tokenizers::Encoding;
 
 use super::EmbeddingError;
 use super::bert::{Bert, Precision};
 use super::error::Cause;
 use super::tokenizer::{self, Tokenizer};
+use super::windows::Framed;
 use crate::domain::{ModelId, Vector};
 
 /// Most tokens a text is read to when the model does not say (`sentence_bert_config.json`):
@@ -28,6 +29,8 @@ pub struct Model {
     precision: Precision,
     id: ModelId,
     dimension: usize,
+    /// Most tokens one run of the model reads.
+    max_tokens: usize,
     /// Pool by the first token's vector (`[CLS]`) instead of the mean of all.
     first_token: bool,
     /// The token standing for a piece of text the vocabulary lacks, if the tokenizer has one.
@@ -72,11 +75,9 @@ impl Model {
         let options = ModelOptions::read(dir)?;
         let mut tokenizer = tokenizer::load(&tokenizer_path)
             .map_err(|e| invalid("tokenizer.json", "a tokenizer", e))?;
+        // Texts are cut into what the model reads here (windows.rs), not by the tokenizer.
         tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: options.max_tokens.min(config.max_position_embeddings),
-                ..TruncationParams::default()
-            }))
+            .with_truncation(None)
             .map_err(|e| invalid("tokenizer.json", "a tokenizer", e))?;
         tokenizer.with_padding(None);
         let unknown = tokenizer.get_model().unknown();
@@ -99,6 +100,7 @@ impl Model {
             precision,
             id: ModelId::new(&digest, config.hidden_size),
             dimension: config.hidden_size,
+            max_tokens: options.max_tokens.min(config.max_position_embeddings),
             first_token: options.first_token,
             unknown,
             spelling_says_unknown,
@@ -118,10 +120,24 @@ impl Model {
         self.precision
     }
 
-    /// The vector of a text to be found (a summary), after the model's passage prompt. Texts
-    /// longer than the model reads are read to its limit.
+    /// The vector of a text to be found (a summary), after the model's passage prompt: read
+    /// whole, the mean of its windows' vectors when it is longer than the model reads at once.
     pub fn embed(&self, text: &str) -> Result<Vector, EmbeddingError> {
-        self.forward(&self.encode(&self.prompts.passage(text))?)
+        let prompt = &self.prompts.passage;
+        let encoding = self.encode(&format!("{prompt}{text}"))?;
+        let windows = framed(&encoding, prompt.len()).windows(self.max_tokens);
+        if let [whole] = &windows[..] {
+            return self.forward(whole);
+        }
+        let mut sum = vec![0.0; self.dimension];
+        for window in &windows {
+            let vector = self.forward(window)?;
+            sum.iter_mut()
+                .zip(vector.values())
+                .for_each(|(sum, v)| *sum += v);
+        }
+        Vector::unit(sum)
+            .ok_or_else(|| EmbeddingError::Inference("the windows' vectors cancel out".into()))
     }
 
     /// The vector of a question, after the model's query prompt, or `None` if the model
@@ -132,8 +148,13 @@ impl Model {
         if !self.reads_whole(text) {
             return Ok(None);
         }
-        self.forward(&self.encode(&self.prompts.query(text))?)
-            .map(Some)
+        let prompt = &self.prompts.query;
+        let encoding = self.encode(&format!("{prompt}{text}"))?;
+        // A question is read to the model's limit: its opening says what is asked.
+        let first = framed(&encoding, prompt.len())
+            .windows(self.max_tokens)
+            .swap_remove(0);
+        self.forward(&first).map(Some)
     }
 
     /// Whether the model's vocabulary has words for all of `text`: none of it becomes the
@@ -175,9 +196,9 @@ impl Model {
         (self.tokenizer.encode(text, true)).map_err(EmbeddingError::Inference)
     }
 
-    fn forward(&self, encoding: &Encoding) -> Result<Vector, EmbeddingError> {
+    fn forward(&self, ids: &[u32]) -> Result<Vector, EmbeddingError> {
         let inference = |e: candle_core::Error| EmbeddingError::Inference(e.into());
-        let ids = Tensor::new(encoding.get_ids(), &Device::Cpu)
+        let ids = Tensor::new(ids, &Device::Cpu)
             .and_then(|t| t.unsqueeze(0))
             .map_err(inference)?;
         let tokens = self.bert.forward(&ids).map_err(inference)?;
@@ -193,6 +214,29 @@ impl Model {
         Vector::unit(values).ok_or_else(|| {
             EmbeddingError::Inference("the model gave a zero or non-finite vector".into())
         })
+    }
+}
+
+/// `encoding` (of a prompt of `prompt_bytes` and a text, with the model's special tokens) as
+/// the text's own tokens and those around them: the prompt's are those that end within it (a
+/// SentencePiece token may carry the prompt's last space into the text's first word).
+fn framed(encoding: &Encoding, prompt_bytes: usize) -> Framed<'_> {
+    let (ids, special) = (encoding.get_ids(), encoding.get_special_tokens_mask());
+    let lead = special.iter().take_while(|&&s| s == 1).count();
+    let prompt = (encoding.get_offsets()[lead..].iter())
+        .take_while(|&&(_, end)| end <= prompt_bytes && prompt_bytes > 0)
+        .count();
+    let trail = special[lead + prompt..]
+        .iter()
+        .rev()
+        .take_while(|&&s| s == 1)
+        .count();
+    let (before, rest) = ids.split_at(lead + prompt);
+    let (text, after) = rest.split_at(rest.len() - trail);
+    Framed {
+        before,
+        text,
+        after,
     }
 }
 
@@ -213,16 +257,6 @@ struct Prompts {
     query: String,
     #[serde(default)]
     passage: String,
-}
-
-impl Prompts {
-    fn query(&self, text: &str) -> String {
-        format!("{}{text}", self.query)
-    }
-
-    fn passage(&self, text: &str) -> String {
-        format!("{}{text}", self.passage)
-    }
 }
 
 impl ModelOptions {
