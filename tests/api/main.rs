@@ -2,6 +2,7 @@
 
 mod app;
 mod app_guards;
+mod app_paths;
 mod app_profile;
 mod audit;
 mod auth;

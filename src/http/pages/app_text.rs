@@ -39,6 +39,10 @@ pub struct AppText {
     pub keep: &'static str,
     pub forgotten: &'static str,
     pub already_gone: &'static str,
+    /// A link to a thread that is no longer there (forgotten, or past its age).
+    pub thread_gone: &'static str,
+    /// A path under `/app` that is no page.
+    pub no_such_page: &'static str,
     pub profile_heading: &'static str,
     pub profile_hint: &'static str,
     pub profile_label: &'static str,
@@ -113,6 +117,8 @@ pub static EN: AppText = AppText {
     keep: "Keep it",
     forgotten: "Forgotten.",
     already_gone: "That was already forgotten.",
+    thread_gone: "That thread is no longer in your memory. Here is the rest of it.",
+    no_such_page: "There is no such page. Your memory is at /app.",
     profile_heading: "Profile",
     profile_hint: "What your assistants know about you, as one text they rewrite as a whole. Earlier versions are kept, so a change can be undone.",
     profile_label: "Profile text",
@@ -184,6 +190,8 @@ pub static JA: AppText = AppText {
     keep: "残す",
     forgotten: "忘れました。",
     already_gone: "それはすでに忘れられています。",
+    thread_gone: "そのスレッドはもう記憶にありません。ほかの記憶を表示しています。",
+    no_such_page: "そのようなページはありません。記憶のページは /app です。",
     profile_heading: "プロフィール",
     profile_hint: "アシスタントがあなたについて知っていること。アシスタントがまるごと書き直す1つの文章です。以前の版も残るので、変更は元に戻せます。",
     profile_label: "プロフィールの文章",

@@ -85,6 +85,12 @@ pub(super) fn notice(t: &'static Text, status: StatusCode, message: &str) -> Htt
     )
 }
 
+/// A path under `/app` that is no page, said in the person's language.
+pub(super) async fn no_such_page(req: HttpRequest, app: web::Data<AppState>) -> HttpResponse {
+    let t = language(&req, &app);
+    notice(t, StatusCode::NOT_FOUND, t.app.no_such_page)
+}
+
 /// The OpenID Provider people may sign in at, if one is configured.
 pub(super) fn provider(app: &AppState) -> Option<&str> {
     app.oauth.as_deref()?.upstream_issuer()

@@ -44,7 +44,9 @@ pub fn register(cfg: &mut web::ServiceConfig) {
         web::resource("/app/export")
             .route(web::get().to(export::export))
             .default_service(method_not_allowed("GET")),
-    );
+    )
+    // Last: a path under /app that none above is, mistyped or from an older link.
+    .service(web::resource("/app/{rest:.*}").to(answer::no_such_page));
 }
 
 /// A browser opening `/` itself: a `GET` with no parameters and no token, that takes HTML. The

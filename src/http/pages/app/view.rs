@@ -144,15 +144,25 @@ pub(super) struct View<'a> {
 impl View<'_> {
     pub async fn render(self, app: &AppState, visit: &Visit) -> Result<HttpResponse, PageError> {
         let (t, ns) = (visit.t, &visit.session.namespace);
-        let load = LoadRequest {
+        let (mut thread, mut notice) = (self.thread.clone(), self.notice);
+        let mut load = LoadRequest {
             q: self.query.clone(),
-            thread_id: self.thread.clone(),
+            thread_id: thread.clone(),
             before: self.before.clone(),
             ..LoadRequest::default()
         };
         let (mut threads, mut results, mut older) = (Vec::new(), Vec::new(), None);
         let mut problem = self.problem;
-        match app.memory.load(ns, &load).await {
+        let mut loaded = app.memory.load(ns, &load).await;
+        // A link to a thread no longer there (forgotten, past its age) shows the rest.
+        if let Ok(LoadAnswer::Loaded(one)) = &loaded
+            && thread.is_some()
+            && one.threads().is_empty()
+        {
+            (thread, notice, load.thread_id) = (None, Some(t.app.thread_gone), None);
+            loaded = app.memory.load(ns, &load).await;
+        }
+        match loaded {
             Ok(LoadAnswer::Loaded(loaded)) => {
                 threads = loaded
                     .threads()
@@ -204,10 +214,10 @@ impl View<'_> {
             t,
             switch_url: switch_url(t),
             csrf: visit.session.csrf.clone(),
-            notice: self.notice,
+            notice,
             problem,
             query: self.query,
-            one_thread: self.thread.is_some(),
+            one_thread: thread.is_some(),
             threads,
             results,
             older,
