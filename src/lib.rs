@@ -25,7 +25,7 @@
 //!   sign-ins per client address.
 //! - [`memory`]: save, load, forget and the profile: what every door (the HTTP API, the MCP
 //!   tools, the memory page) calls, each operation with the one request type they all fill,
-//!   so that each rule is written once. [`error_code`]: the stable names of its refusals, and
+//!   so that each rule is written once, under one deadline and in its namespace's turn. [`error_code`]: the stable names of its refusals, and
 //!   the HTTP status of each. [`guide`]: the usage guide a model follows, for every door (the
 //!   GPT's prompt, the MCP server's instructions in brief, the plugin's skill).
 //! - [`mcp`]: the same operations as MCP tools, served through the official SDK (`rmcp`).
