@@ -54,7 +54,7 @@ impl Memory {
         ns: &Namespace,
         req: &ForgetRequest,
     ) -> Result<ForgetAnswer, MemoryError> {
-        self.in_turn(ns, async {
+        self.limit.within(async {
             let thread_id = req.thread_id.as_deref().filter(|id| !id.is_empty());
             match (req.forgets_profile()?, thread_id) {
                 (true, Some(_)) => Err(ValidationError::InvalidParameters(

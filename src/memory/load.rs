@@ -111,60 +111,63 @@ impl Memory {
     /// Loads a page of threads, or with `q` searches, within the answer's budget; never an
     /// entry past its age. The first page of an unfiltered load carries the profile first.
     pub async fn load(&self, ns: &Namespace, req: &LoadRequest) -> Result<LoadAnswer, MemoryError> {
-        self.in_turn(ns, async {
-            let lookup = req.lookup(self.rules.timezone, self.rules.max_summary_chars)?;
-            // Before the age limit joins the filter: only the caller's filters count here.
-            let unfiltered = lookup.is_unfiltered();
-            let budget = self.rules.load_budget_chars;
-            Ok(match lookup.not_before(self.rules.retention.cutoff()) {
-                Lookup::Page(filter) => {
-                    let (profile, page) = if unfiltered {
-                        let cutoff = self.rules.retention.cutoff();
-                        self.store.first_page(ns, &filter, cutoff, budget).await?
-                    } else {
-                        let page = PageBuilder::new(budget);
-                        (None, self.store.page(ns, &filter, page).await?)
-                    };
-                    let omitted = page.omitted.map(|o| (o.entries, Some(o.threads)));
-                    let status = match (page.threads.is_empty() && profile.is_none(), unfiltered) {
-                        (false, _) => LoadStatus::Loaded,
-                        (true, true) => LoadStatus::Empty,
-                        (true, false) => LoadStatus::NoMatch,
-                    };
-                    LoadAnswer::Loaded(Loaded {
-                        status,
-                        profile,
-                        count: page.threads.len(),
-                        data: ThreadMap(page.threads),
-                        truncation: Truncation::new(omitted, page.next_before),
-                    })
-                }
-                Lookup::Search {
-                    filter,
-                    query,
-                    after,
-                } => {
-                    let meaning = self.embed_question(query.text()).await;
-                    let (store, meaning) = (self.store.as_ref(), meaning.as_ref());
-                    let results =
-                        search(store, ns, &filter, &query, meaning, after, budget).await?;
-                    LoadAnswer::Searched(Searched {
-                        status: if results.found.is_empty() {
-                            SearchStatus::NoMatch
+        self.limit
+            .within(async {
+                let lookup = req.lookup(self.rules.timezone, self.rules.max_summary_chars)?;
+                // Before the age limit joins the filter: only the caller's filters count here.
+                let unfiltered = lookup.is_unfiltered();
+                let budget = self.rules.load_budget_chars;
+                Ok(match lookup.not_before(self.rules.retention.cutoff()) {
+                    Lookup::Page(filter) => {
+                        let (profile, page) = if unfiltered {
+                            let cutoff = self.rules.retention.cutoff();
+                            self.store.first_page(ns, &filter, cutoff, budget).await?
                         } else {
-                            SearchStatus::Found
-                        },
-                        count: results.found.len(),
-                        results: results.found,
-                        truncation: Truncation::new(
-                            results.omitted.map(|n| (n, None)),
-                            results.next_before,
-                        ),
-                    })
-                }
+                            let page = PageBuilder::new(budget);
+                            (None, self.store.page(ns, &filter, page).await?)
+                        };
+                        let omitted = page.omitted.map(|o| (o.entries, Some(o.threads)));
+                        let status =
+                            match (page.threads.is_empty() && profile.is_none(), unfiltered) {
+                                (false, _) => LoadStatus::Loaded,
+                                (true, true) => LoadStatus::Empty,
+                                (true, false) => LoadStatus::NoMatch,
+                            };
+                        LoadAnswer::Loaded(Loaded {
+                            status,
+                            profile,
+                            count: page.threads.len(),
+                            data: ThreadMap(page.threads),
+                            truncation: Truncation::new(omitted, page.next_before),
+                        })
+                    }
+                    Lookup::Search {
+                        filter,
+                        query,
+                        after,
+                    } => {
+                        let _turn = self.turns.take(ns).await;
+                        let meaning = self.embed_question(query.text()).await;
+                        let (store, meaning) = (self.store.as_ref(), meaning.as_ref());
+                        let results =
+                            search(store, ns, &filter, &query, meaning, after, budget).await?;
+                        LoadAnswer::Searched(Searched {
+                            status: if results.found.is_empty() {
+                                SearchStatus::NoMatch
+                            } else {
+                                SearchStatus::Found
+                            },
+                            count: results.found.len(),
+                            results: results.found,
+                            truncation: Truncation::new(
+                                results.omitted.map(|n| (n, None)),
+                                results.next_before,
+                            ),
+                        })
+                    }
+                })
             })
-        })
-        .await
+            .await
     }
 }
 

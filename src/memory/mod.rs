@@ -4,8 +4,8 @@
 //! Each operation owns its request type, the one every door fills (and the MCP tool's schema);
 //! it validates what was sent into domain types, calls the store and shapes the answer, so that
 //! no rule is written twice. Each runs within one [`TimeLimit`]: the embedding, the reads and the
-//! write share it; and in one of its namespace's turns (turns.rs), so that no namespace holds
-//! every reader and core.
+//! write share it. A search, and a save the model embeds, wait for one of their namespace's
+//! turns (turns.rs), so that no namespace holds every reader and core.
 
 mod error;
 mod forget;
@@ -23,9 +23,9 @@ use std::time::Duration;
 
 use chrono_tz::Tz;
 
-use crate::domain::{Embedded, Namespace, Retention};
+use crate::domain::{Embedded, Retention};
 use crate::embedding::Embeddings;
-use crate::store::{MemoryStore, StoreError, TimeLimit};
+use crate::store::{MemoryStore, TimeLimit};
 use turns::Turns;
 
 pub use error::MemoryError;
@@ -58,6 +58,7 @@ pub struct Memory {
     /// searches rank by meaning as well as by words.
     embeddings: Option<Embeddings>,
     limit: TimeLimit,
+    /// Each namespace's turns at the work that holds a reader or a core for long.
     turns: Turns,
 }
 
@@ -75,21 +76,6 @@ impl Memory {
             limit,
             turns: Turns::default(),
         }
-    }
-
-    /// `operation` on `ns` in one of the namespace's turns, within the time limit: waiting
-    /// for the turn counts against it.
-    async fn in_turn<T, E: From<StoreError>>(
-        &self,
-        ns: &Namespace,
-        operation: impl Future<Output = Result<T, E>>,
-    ) -> Result<T, E> {
-        self.limit
-            .within(async {
-                let _turn = self.turns.take(ns).await;
-                operation.await
-            })
-            .await
     }
 
     /// A summary's vector, when a model is set and answers in time.

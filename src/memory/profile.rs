@@ -89,19 +89,20 @@ impl Memory {
         ns: &Namespace,
         req: &ProfileReadRequest,
     ) -> Result<ProfileRead, MemoryError> {
-        self.in_turn(ns, async {
-            let version = parse_version(req.version.as_deref(), "version", 1)?;
-            let found = self
-                .store
-                .profile(ns, version, self.rules.retention.cutoff())
-                .await?;
-            match (found, version) {
-                (Some(profile), _) => Ok(ProfileRead::found(profile)),
-                (None, Some(version)) => Err(MemoryError::UnknownProfileVersion(version)),
-                (None, None) => Ok(ProfileRead::empty()),
-            }
-        })
-        .await
+        self.limit
+            .within(async {
+                let version = parse_version(req.version.as_deref(), "version", 1)?;
+                let found = self
+                    .store
+                    .profile(ns, version, self.rules.retention.cutoff())
+                    .await?;
+                match (found, version) {
+                    (Some(profile), _) => Ok(ProfileRead::found(profile)),
+                    (None, Some(version)) => Err(MemoryError::UnknownProfileVersion(version)),
+                    (None, None) => Ok(ProfileRead::empty()),
+                }
+            })
+            .await
     }
 
     /// Rewrites the profile, unless another version than the one it was based on is current.
@@ -110,7 +111,7 @@ impl Memory {
         caller: &Caller,
         req: &ProfileWriteRequest,
     ) -> Result<ProfileSaved, MemoryError> {
-        self.in_turn(&caller.namespace, async {
+        self.limit.within(async {
             let ns = &caller.namespace;
             let text = &req.profile;
             let draft = ProfileDraft::parse(
@@ -141,13 +142,14 @@ impl Memory {
 
     /// The current profile, for a load's first page and the memory page.
     pub async fn current_profile(&self, ns: &Namespace) -> Result<Option<Profile>, MemoryError> {
-        self.in_turn(ns, async {
-            Ok(self
-                .store
-                .profile(ns, None, self.rules.retention.cutoff())
-                .await?)
-        })
-        .await
+        self.limit
+            .within(async {
+                Ok(self
+                    .store
+                    .profile(ns, None, self.rules.retention.cutoff())
+                    .await?)
+            })
+            .await
     }
 }
 

@@ -29,53 +29,59 @@ impl Memory {
     /// Saves the summary to the thread `thread_id`, or to a new thread when it is absent or
     /// empty.
     pub async fn save(&self, caller: &Caller, req: SaveRequest) -> Result<Saved, MemoryError> {
-        self.in_turn(&caller.namespace, async {
-            let ns = &caller.namespace;
-            let summary = Summary::parse(req.summary, self.rules.max_summary_chars)?;
-            let named = req.thread_id.as_deref().is_some_and(|id| !id.is_empty());
-            let thread = ThreadId::parse_or_new(req.thread_id.as_deref())?;
-            let entry = Entry::now(summary, self.rules.timezone, caller.writer.clone());
-            let vector = self.embed(&entry.summary).await;
-            // A thread the save begins holds nothing to be near.
-            let similar_to = match &vector {
-                Some(vector) if named => self.similar_to(ns, &thread, &entry, vector).await,
-                _ => None,
-            };
-            let SaveOutcome {
-                dropped,
-                thread_count,
-                new_thread,
-                repeat_of,
-            } = self
-                .store
-                .save(ns, &thread, &entry, vector.as_ref(), &self.rules.retention)
-                .await?;
-            tracing::info!(
-                namespace = %ns,
-                thread_id = %thread.for_log(),
-                chars = entry.summary.chars().count(),
-                dropped_entries = dropped.entries,
-                dropped_threads = dropped.threads,
-                duplicate = repeat_of.is_some(),
-                embedded = vector.is_some(),
-                similar = similar_to.is_some(),
-                "saved"
-            );
-            Ok(Saved {
-                status: SaveStatus::Saved,
-                count: thread_count,
-                thread_id: thread.as_str().to_owned(),
-                duplicate: repeat_of.is_some(),
-                // An exact repeat is answered as one; it is not also near one.
-                similar_to: similar_to.filter(|_| repeat_of.is_none()),
-                timestamp: repeat_of.map_or(entry.timestamp, |newest| newest.timestamp),
-                new_thread,
-                dropped_entries: dropped.entries,
-                dropped_threads: dropped.threads,
-                notice: notice(&dropped),
+        self.limit
+            .within(async {
+                let ns = &caller.namespace;
+                let summary = Summary::parse(req.summary, self.rules.max_summary_chars)?;
+                let named = req.thread_id.as_deref().is_some_and(|id| !id.is_empty());
+                let thread = ThreadId::parse_or_new(req.thread_id.as_deref())?;
+                let entry = Entry::now(summary, self.rules.timezone, caller.writer.clone());
+                // The model holds a core for as long as it reads: a turn (turns.rs) for it.
+                let _turn = match &self.embeddings {
+                    Some(_) => self.turns.take(ns).await,
+                    None => None,
+                };
+                let vector = self.embed(&entry.summary).await;
+                // A thread the save begins holds nothing to be near.
+                let similar_to = match &vector {
+                    Some(vector) if named => self.similar_to(ns, &thread, &entry, vector).await,
+                    _ => None,
+                };
+                let SaveOutcome {
+                    dropped,
+                    thread_count,
+                    new_thread,
+                    repeat_of,
+                } = self
+                    .store
+                    .save(ns, &thread, &entry, vector.as_ref(), &self.rules.retention)
+                    .await?;
+                tracing::info!(
+                    namespace = %ns,
+                    thread_id = %thread.for_log(),
+                    chars = entry.summary.chars().count(),
+                    dropped_entries = dropped.entries,
+                    dropped_threads = dropped.threads,
+                    duplicate = repeat_of.is_some(),
+                    embedded = vector.is_some(),
+                    similar = similar_to.is_some(),
+                    "saved"
+                );
+                Ok(Saved {
+                    status: SaveStatus::Saved,
+                    count: thread_count,
+                    thread_id: thread.as_str().to_owned(),
+                    duplicate: repeat_of.is_some(),
+                    // An exact repeat is answered as one; it is not also near one.
+                    similar_to: similar_to.filter(|_| repeat_of.is_none()),
+                    timestamp: repeat_of.map_or(entry.timestamp, |newest| newest.timestamp),
+                    new_thread,
+                    dropped_entries: dropped.entries,
+                    dropped_threads: dropped.threads,
+                    notice: notice(&dropped),
+                })
             })
-        })
-        .await
+            .await
     }
 }
 

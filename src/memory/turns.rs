@@ -1,9 +1,10 @@
-//! Each namespace's turns at the store and the model: at most [`TURNS`] of its operations run
-//! at once, and the rest wait for a turn within their own time limit. The store's readers
-//! (SQLite keeps four) and the model's cores are served first come, first served; without
-//! turns, one namespace's burst of searches, within its rate limit, held them all, and another
-//! namespace's small loads waited seconds behind it.
-
+//! Each namespace's turns at the work that holds the store's readers or the model's cores for
+//! long, a search and a save the model embeds: at most [`TURNS`] of a namespace's run at once,
+//! the rest wait for a turn within their own time limit. Readers (SQLite keeps four) and cores
+//! are served first come, first served; without turns, one namespace's burst of searches,
+//! within its rate limit, held them all, and another namespace's small loads waited seconds
+//! behind it. A plain load or save takes microseconds of them and no turn: one namespace's
+//! many loads at once still run side by side, as a benchmark's do.
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
