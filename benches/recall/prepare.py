@@ -12,6 +12,7 @@ check or redo the reduction. Each output holds only what the benchmark uses:
     benches/recall/prepare.py locomo-sessions path/to/locomo10.json
     benches/recall/prepare.py jsquad   path/to/valid-v1.3.json
     benches/recall/prepare.py jsquad-test path/to/test-v1.3.json
+    benches/recall/prepare.py jsquad-untitled path/to/valid-v1.3.json
     benches/recall/prepare.py xquad-en path/to/xquad.en.json
     benches/recall/prepare.py jaquad   path/to/jaquad_dev_0000.json ... jaquad_dev_0003.json
 """
@@ -46,6 +47,12 @@ SOURCES = {
         "ja",
         "JSQuAD v1.3 test (JGLUE, Kurihara et al., LREC 2022; articles other than the "
         "validation set's), yahoojapan/JGLUE datasets/jsquad-v1.3/test-v1.3.json",
+        "CC BY-SA 4.0",
+    ),
+    "jsquad-untitled": (
+        "ja",
+        "JSQuAD v1.3 validation (JGLUE, Kurihara et al., LREC 2022), "
+        "yahoojapan/JGLUE datasets/jsquad-v1.3/valid-v1.3.json, each paragraph without its title",
         "CC BY-SA 4.0",
     ),
     "xquad-en": (
@@ -139,17 +146,18 @@ def locomo_sessions(paths):
     return documents, questions
 
 
-def squad_like(articles, title_line):
+def squad_like(articles, title):
+    """`title`: what becomes of JSQuAD's title prefix, "タイトル [SEP] 本文": "line" keeps it as
+    the first line (a summary, too, names its subject), "drop" leaves the paragraph alone (many
+    summaries do not), None for sets that have no prefix."""
     documents, questions = [], []
     for a, article in enumerate(articles):
         for p, paragraph in enumerate(article["paragraphs"]):
             doc_id = f"a{a}p{p}"
             text = paragraph["context"]
-            if title_line:
-                # JSQuAD writes the title before the paragraph, "タイトル [SEP] 本文": the title
-                # stays, as the first line, as a summary names its subject.
-                title, sep, body = text.partition(" [SEP] ")
-                text = f"{title}\n{body}" if sep else text
+            if title:
+                heading, sep, body = text.partition(" [SEP] ")
+                text = (f"{heading}\n{body}" if title == "line" else body) if sep else text
             documents.append({"id": doc_id, "text": text})
             for qa in paragraph["qas"]:
                 if not qa.get("is_impossible", False):
@@ -159,25 +167,31 @@ def squad_like(articles, title_line):
 
 def jsquad(paths):
     (path,) = paths
-    return squad_like(json.loads(Path(path).read_text())["data"], title_line=True)
+    return squad_like(json.loads(Path(path).read_text())["data"], title="line")
+
+
+def jsquad_untitled(paths):
+    (path,) = paths
+    return squad_like(json.loads(Path(path).read_text())["data"], title="drop")
 
 
 def xquad_en(paths):
     (path,) = paths
-    return squad_like(json.loads(Path(path).read_text())["data"], title_line=False)
+    return squad_like(json.loads(Path(path).read_text())["data"], title=None)
 
 
 def jaquad(paths):
     articles = []
     for path in sorted(paths):
         articles += json.loads(Path(path).read_text())["data"]
-    return squad_like(articles, title_line=False)
+    return squad_like(articles, title=None)
 
 
 def main():
     name, *paths = sys.argv[1:]
     documents, questions = {"locomo": locomo, "locomo-sessions": locomo_sessions,
                             "jsquad": jsquad, "jsquad-test": jsquad,
+                            "jsquad-untitled": jsquad_untitled,
                             "xquad-en": xquad_en, "jaquad": jaquad}[name](paths)
     language, origin, licence = SOURCES[name]
     out = {"name": name, "language": language, "origin": origin, "license": licence,
