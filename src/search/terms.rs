@@ -34,7 +34,7 @@ pub fn fold(text: &str) -> String {
 /// The version of what [`terms`] answers. Bump it with any change to [`terms`]: Firestore keeps
 /// each thread's terms with the version that wrote them, and re-indexes the other versions'
 /// threads; SQLite records the version its index holds and rebuilds it at open under another.
-pub const TERMS_VERSION: i64 = 2;
+pub const TERMS_VERSION: i64 = 3;
 
 /// Dictionary model for every complex script: CJ are dictionary-segmented either way, and it
 /// spares the LSTM code and models that `new_auto` would add for Southeast Asian scripts.
@@ -146,9 +146,22 @@ fn latin_word(word: &str, out: &mut Vec<String>) {
     } else {
         Cow::Borrowed(word)
     };
-    // ICU keeps `v1.2.3`, `user_id`, `foo.bar` whole; a stemmer would chop their ends.
-    if word.contains(|c: char| c.is_numeric() || c == '_' || c == '.') {
-        out.push(word.into_owned());
+    if word.bytes().all(|b| b.is_ascii_digit()) {
+        out.push(number(&word).to_owned());
+    } else if word.contains(|c: char| c.is_numeric() || c == '_' || c == '.') {
+        // ICU keeps `v1.2.3`, `user_id`, `foo.bar` whole; a stemmer would chop their ends.
+        out.push(word.to_string());
+        // It keeps `19.01.2024` whole too, but cuts `2024-01-19` and `2024/1/19` at `-` and
+        // `/`: a date, an address or a version of numbers and dots also gives its parts, so
+        // that each way of writing a date shares the day, the month and the year.
+        let parts = word.split('.');
+        if word.matches('.').count() >= 2
+            && parts
+                .clone()
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        {
+            out.extend(parts.map(|part| number(part).to_owned()));
+        }
     } else if STOP_WORDS.binary_search(&word.as_ref()).is_err() {
         if word.bytes().any(|b| b.is_ascii_alphabetic()) {
             out.push(STEMMER.stem(&word).into_owned());
@@ -156,6 +169,14 @@ fn latin_word(word: &str, out: &mut Vec<String>) {
             // Cyrillic, Greek, ...: the English stemmer has nothing to say about them.
             out.push(word.into_owned());
         }
+    }
+}
+
+/// A number as its value reads: `01` and `1` (a month written two ways) are one term.
+fn number(digits: &str) -> &str {
+    match digits.trim_start_matches('0') {
+        "" => "0",
+        value => value,
     }
 }
 
@@ -351,11 +372,28 @@ mod tests {
             terms("v1.2.3 is_running 2025 IPv6 3.14 node.js"),
             ["v1.2.3", "is_running", "2025", "ipv6", "3.14", "node.js"]
         );
-        // ICU splits at `-` (e-mail, dates) but keeps a contraction whole.
+        // ICU splits at `-` (e-mail, dates) but keeps a contraction whole; a number is its value.
         assert_eq!(
             terms("e-mail 2025-01-02 don't"),
-            ["e", "mail", "2025", "01", "02", "don't"]
+            ["e", "mail", "2025", "1", "2", "don't"]
         );
+    }
+
+    #[test]
+    fn a_date_written_any_way_gives_its_day_month_and_year() {
+        for date in [
+            "19.01.2024",
+            "2024-01-19",
+            "2024/1/19",
+            "2024年1月19日",
+            "19/01/2024",
+        ] {
+            has(date, &["19", "1", "2024"]);
+        }
+        // Kept whole as well, so that the same notation matches closest.
+        has("19.01.2024 192.168.0.1", &["19.01.2024", "192", "168", "0"]);
+        // A decimal is one number, not two.
+        assert_eq!(terms("3.14 0.5"), ["3.14", "0.5"]);
     }
 
     #[test]
