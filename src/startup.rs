@@ -265,13 +265,22 @@ pub async fn embeddings(settings: &Settings) -> Result<Option<Embeddings>, Start
     let model = tokio::task::spawn_blocking(move || Model::load(&dir))
         .await
         .map_err(|e| StartupError::Config(format!("the embedding model did not load: {e}")))??;
+    let (id, dimension, precision) = (model.id().clone(), model.dimension(), model.precision());
+    let embeddings = Embeddings::new(model, settings.similar_cosine);
     tracing::info!(
-        model = %model.id(),
-        dimension = model.dimension(),
-        precision = %model.precision(),
+        model = %id,
+        dimension,
+        precision = %precision,
+        similar_cosine = embeddings.similar_cosine(),
         "embedding model loaded: search by meaning is on"
     );
-    Ok(Some(Embeddings::new(model)))
+    if embeddings.similar_cosine().is_none() {
+        tracing::warn!(
+            "no near-repeat threshold is known for this model: saves are not checked for near \
+             repeats (set KIOKU_SIMILAR_COSINE, measured with scripts/bench-similar)"
+        );
+    }
+    Ok(Some(embeddings))
 }
 
 /// The store `settings` name, and the time limit of an operation on it. The CLI's export,

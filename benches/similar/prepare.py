@@ -14,6 +14,7 @@ label.
     benches/similar/prepare.py sts-2015-2016 path/to/dataset-sts
     benches/similar/prepare.py msrp-test     path/to/dataset-sts
     benches/similar/prepare.py jsts          path/to/JGLUE
+    benches/similar/prepare.py jsts-train    path/to/JGLUE
 
 (dataset-sts: github.com/brmson/dataset-sts, which gathers the SemEval STS and MSRP files;
 JGLUE: github.com/yahoojapan/JGLUE.)
@@ -49,8 +50,8 @@ def msrp(root):
     return pairs
 
 
-def jsts(root):
-    path = Path(root) / "datasets/jsts-v1.3/valid-v1.3.json"
+def jsts(root, split):
+    path = Path(root) / f"datasets/jsts-v1.3/{split}-v1.3.json"
     pairs = []
     for line in path.read_text(encoding="utf-8").splitlines():
         pair = json.loads(line)
@@ -74,7 +75,10 @@ SETS = {
                   "labelled a paraphrase", msrp),
     "jsts": ("ja", "JSTS v1.3 validation (JGLUE, Kurihara et al., LREC 2022), "
              "yahoojapan/JGLUE datasets/jsts-v1.3/valid-v1.3.json", "CC BY-SA 4.0",
-             STS_RULE, jsts),
+             STS_RULE, lambda root: jsts(root, "valid")),
+    "jsts-train": ("ja", "JSTS v1.3 train (JGLUE, Kurihara et al., LREC 2022), "
+                   "yahoojapan/JGLUE datasets/jsts-v1.3/train-v1.3.json", "CC BY-SA 4.0",
+                   STS_RULE, lambda root: jsts(root, "train")),
 }
 
 

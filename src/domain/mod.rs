@@ -36,7 +36,7 @@ pub use json_text::write_json_str;
 pub use loopback::is_loopback_host;
 pub use mode::Mode;
 pub use namespace::Namespace;
-pub use near_repeat::{SIMILAR_COSINE, nearly_repeats};
+pub use near_repeat::nearly_repeats;
 pub use page::{Page, PageBuilder};
 pub use profile::{
     KEPT_PROFILE_VERSIONS, Profile, ProfileDraft, ProfileWrite, check_profile, parse_version,

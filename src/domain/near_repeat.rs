@@ -4,19 +4,18 @@
 
 use super::{Entry, Vector};
 
-/// The cosine at or above which two summaries say nearly the same: the threshold of best F1 at
-/// telling pairs that public sets judge nearly equivalent (an STS score of 4 of 5 or more) from
-/// the rest, on SemEval STS 2012-2014 under all-MiniLM-L6-v2, and measured on held-out sets
-/// (scripts/bench-similar, docs/recall.md).
-pub const SIMILAR_COSINE: f32 = 0.759;
-
 /// Of `recent`, the thread's latest entries with their vectors, the one `vector` is closest to,
-/// if at least [`SIMILAR_COSINE`] close.
-pub fn nearly_repeats<'a>(vector: &Vector, recent: &'a [(Entry, Vector)]) -> Option<&'a Entry> {
+/// if at least `threshold` close: the cosine at or above which two summaries say nearly the
+/// same under the model that computed the vectors (embedding/measured.rs).
+pub fn nearly_repeats<'a>(
+    vector: &Vector,
+    recent: &'a [(Entry, Vector)],
+    threshold: f32,
+) -> Option<&'a Entry> {
     recent
         .iter()
         .map(|(entry, other)| (vector.cosine(other), entry))
-        .filter(|(cosine, _)| *cosine >= SIMILAR_COSINE)
+        .filter(|(cosine, _)| *cosine >= threshold)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, entry)| entry)
 }
@@ -39,17 +38,18 @@ mod tests {
 
     #[test]
     fn the_closest_entry_over_the_threshold_is_the_one_repeated() {
-        let far = (1.0 - SIMILAR_COSINE * SIMILAR_COSINE).sqrt();
+        const THRESHOLD: f32 = 0.759;
+        let far = (1.0 - THRESHOLD * THRESHOLD).sqrt();
         let recent = [
-            (
-                entry("just under"),
-                unit(&[SIMILAR_COSINE - 0.01, far + 0.01]),
-            ),
+            (entry("just under"), unit(&[THRESHOLD - 0.01, far + 0.01])),
             (entry("close"), unit(&[1.0, 0.01])),
             (entry("closer"), unit(&[1.0, 0.0])),
         ];
-        let found = nearly_repeats(&unit(&[1.0, 0.0]), &recent);
+        let found = nearly_repeats(&unit(&[1.0, 0.0]), &recent, THRESHOLD);
         assert_eq!(found.map(|e| e.summary.as_str()), Some("closer"));
-        assert_eq!(nearly_repeats(&unit(&[1.0, 0.0]), &recent[..1]), None);
+        assert_eq!(
+            nearly_repeats(&unit(&[1.0, 0.0]), &recent[..1], THRESHOLD),
+            None
+        );
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
-use super::{EmbeddingError, Model};
+use super::{EmbeddingError, Model, measured};
 use crate::domain::{Embedded, ModelId, Vector};
 
 /// Cheap to clone: every clone shares the model and its cores.
@@ -16,15 +16,24 @@ pub struct Embeddings {
     /// One per core: a text uses one core (`main` keeps candle to one thread per call), so more
     /// at once would only make each slower.
     cores: Arc<Semaphore>,
+    similar_cosine: Option<f32>,
 }
 
 impl Embeddings {
-    pub fn new(model: Model) -> Self {
+    /// `model`, with the near-repeat threshold `similar_cosine` when set, else the one measured
+    /// for it (none for a model kioku was not measured with: then no save is flagged).
+    pub fn new(model: Model, similar_cosine: Option<f32>) -> Self {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Self {
+            similar_cosine: similar_cosine.or_else(|| measured::similar_cosine(model.id())),
             model: Arc::new(model),
             cores: Arc::new(Semaphore::new(cores)),
         }
+    }
+
+    /// The cosine at or above which two of this model's vectors say nearly the same, if known.
+    pub fn similar_cosine(&self) -> Option<f32> {
+        self.similar_cosine
     }
 
     pub fn model(&self) -> &ModelId {

@@ -9,6 +9,7 @@ mod bert;
 mod embeddings;
 mod error;
 mod int8;
+mod measured;
 mod model;
 mod tokenizer;
 mod unigram;

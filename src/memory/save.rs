@@ -88,8 +88,10 @@ impl Memory {
 impl Memory {
     /// The timestamp of the entry of `thread` saved within [`REPEAT_WINDOW_MICROS`] before
     /// `entry` that `vector` [nearly repeats](nearly_repeats), if any. Only a summary the model
-    /// reads whole is compared (a vector of text it cannot read says little), and a store that
-    /// fails to answer leaves the save unflagged: the flag is advice, the save is what counts.
+    /// reads whole is compared (a vector of text it cannot read says little), only under a
+    /// model whose threshold is known (a cosine means something for its model alone), and a
+    /// store that fails to answer leaves the save unflagged: the flag is advice, the save is
+    /// what counts.
     async fn similar_to(
         &self,
         ns: &Namespace,
@@ -97,6 +99,7 @@ impl Memory {
         entry: &Entry,
         vector: &Embedded,
     ) -> Option<String> {
+        let threshold = self.embeddings.as_ref()?.similar_cosine()?;
         if !self.reads_whole(&entry.summary) {
             return None;
         }
@@ -109,7 +112,7 @@ impl Memory {
                 tracing::warn!(error = %ErrorChain(err), "the near-repeat check failed; saved unflagged");
             })
             .ok()?;
-        nearly_repeats(&vector.vector, &recent).map(|entry| entry.timestamp.clone())
+        nearly_repeats(&vector.vector, &recent, threshold).map(|entry| entry.timestamp.clone())
     }
 }
 
