@@ -1,0 +1,164 @@
+//! What the terms of each kind of text are: Japanese, Chinese, Korean, English, numbers.
+
+use std::collections::HashSet;
+
+use super::*;
+
+fn set(text: &str) -> HashSet<String> {
+    terms(text).into_iter().collect()
+}
+
+fn has(text: &str, wanted: &[&str]) {
+    let got = terms(text);
+    for w in wanted {
+        assert!(got.iter().any(|t| t == w), "{w:?} not in {got:?}");
+    }
+}
+
+#[test]
+fn width_and_case_fold() {
+    assert_eq!(terms("ＡＰＩ"), ["api"]);
+    assert_eq!(terms("API"), terms("api"));
+    assert_eq!(terms("ｶﾀｶﾅ"), terms("カタカナ"));
+}
+
+#[test]
+fn katakana_equals_hiragana() {
+    assert_eq!(terms("カタカナ"), ["かた", "たか", "かな", "かたかな"]);
+    // The hiragana spelling segments differently but its terms all match the katakana's.
+    assert!(set("かたかな").is_subset(&set("カタカナ")));
+    assert!(set("3か月").is_subset(&set("3ヶ月")));
+}
+
+#[test]
+fn japanese_dictionary_words_and_bigrams_across_words() {
+    // ICU: 日本語|の|図書館|で|勉強|しま|す — 3-char words only a dictionary finds.
+    has("日本語の図書館で勉強します", &["日本語", "図書館", "勉強"]);
+    // 東京|都|に|住|んで|いま|す: bigrams span the word boundaries of a kanji run; hiragana
+    // ends it, its words count as themselves.
+    assert_eq!(
+        terms("東京都に住んでいます"),
+        ["東京", "京都", "都", "住", "んで", "いま"]
+    );
+}
+
+#[test]
+fn particles_and_endings_give_no_terms() {
+    assert_eq!(terms("東京に"), ["東京"]);
+    assert_eq!(terms("猫 と 犬"), ["猫", "犬"]);
+    // 勉強|し|てい|ます: no bigram of hiragana with the kanji before it, or with itself.
+    assert_eq!(terms("勉強しています"), ["勉強", "てい", "ます"]);
+    // A lone kana or long mark means nothing: ヶ|月, ら|ー|めん.
+    assert_eq!(terms("ヶ"), Vec::<String>::new());
+    assert_eq!(terms("らーめん"), ["めん"]);
+}
+
+#[test]
+fn unknown_name_matches_via_bigrams() {
+    // The dictionary keeps 戦艦ポチョムキン as 戦艦|ポチョムキン and the kanji run's
+    // bigrams cross it; a name it does not know, asked by part, still matches each bigram.
+    let text = set("昨日、戦艦ポチョムキンを見た");
+    assert!(text.contains("艦ぽ"));
+    let query = set("ポチョム");
+    assert!(!text.contains("ぽちょむ"));
+    assert!(query.contains("ぽちょむ"));
+    assert_eq!(
+        query.intersection(&text).count(),
+        query.len() - 1,
+        "{query:?}"
+    );
+}
+
+#[test]
+fn chinese_text_segmented() {
+    has(
+        "中华人民共和国成立于1949年",
+        &["共和国", "中华", "民共", "1949", "年"],
+    );
+    has("我们在北京大学学习中文", &["北京", "大学", "学习", "京大"]);
+}
+
+#[test]
+fn mixed_latin_and_japanese() {
+    assert_eq!(
+        terms("Rustで書いたAPIサーバー"),
+        ["rust", "書", "api", "さー", "ーば", "ばー", "さーばー"]
+    );
+}
+
+#[test]
+fn hangul_words_and_bigrams() {
+    has(
+        "한국어 텍스트를",
+        &["한국어", "한국", "텍스트를", "텍스", "스트"],
+    );
+}
+
+#[test]
+fn english_stemming_shares_terms() {
+    assert_eq!(terms("memories"), terms("memory"));
+    assert_eq!(terms("running"), terms("run"));
+    assert_eq!(terms("runs"), terms("run"));
+    assert_eq!(terms("Memory's"), terms("memory"));
+    assert_eq!(terms("don\u{2019}t"), terms("don't"));
+}
+
+#[test]
+fn stop_words_dropped() {
+    assert_eq!(terms("What is the name of my cat?"), ["name", "cat"]);
+    assert!(
+        STOP_WORDS.windows(2).all(|w| w[0] < w[1]),
+        "sorted for binary_search"
+    );
+}
+
+#[test]
+fn identifiers_numbers_versions_kept_whole() {
+    assert_eq!(
+        terms("v1.2.3 is_running 2025 IPv6 3.14 node.js"),
+        ["v1.2.3", "is_running", "2025", "ipv6", "3.14", "node.js"]
+    );
+    // ICU splits at `-` (e-mail, dates) but keeps a contraction whole; a number is its value.
+    assert_eq!(
+        terms("e-mail 2025-01-02 don't"),
+        ["e", "mail", "2025", "1", "2", "don't"]
+    );
+}
+
+#[test]
+fn a_date_written_any_way_gives_its_day_month_and_year() {
+    for date in [
+        "19.01.2024",
+        "2024-01-19",
+        "2024/1/19",
+        "2024年1月19日",
+        "19/01/2024",
+    ] {
+        has(date, &["19", "1", "2024"]);
+    }
+    // Kept whole as well, so that the same notation matches closest.
+    has("19.01.2024 192.168.0.1", &["19.01.2024", "192", "168", "0"]);
+    // A decimal is one number, not two.
+    assert_eq!(terms("3.14 0.5"), ["3.14", "0.5"]);
+}
+
+#[test]
+fn other_alphabets_are_words_not_bigrams() {
+    assert_eq!(terms("Москва Αθήνα"), ["москва", "αθήνα"]);
+}
+
+#[test]
+fn punctuation_and_emoji_dropped() {
+    assert_eq!(
+        terms("hello, world! 😀 ★ 「東京」。…"),
+        ["hello", "world", "東京"]
+    );
+    assert_eq!(terms("データベース・サーバー").len(), 10);
+}
+
+#[test]
+fn empty_and_whitespace_give_no_terms() {
+    assert!(terms("").is_empty());
+    assert!(terms(" \t\n\u{3000}").is_empty());
+    assert!(terms("?!、。").is_empty());
+}
