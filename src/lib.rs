@@ -28,7 +28,8 @@
 //!   so that each rule is written once, under one deadline and in its namespace's turn. [`error_code`]: the stable names of its refusals, and
 //!   the HTTP status of each. [`guide`]: the usage guide a model follows, for every door (the
 //!   GPT's prompt, the MCP server's instructions in brief, the plugin's skill).
-//! - [`mcp`]: the same operations as MCP tools, served through the official SDK (`rmcp`).
+//! - [`mcp`]: the same operations as MCP tools, served through the official SDK (`rmcp`), and
+//!   the view of the memory an MCP Apps host shows inside the chat (`mcp/view/memory.html`).
 //! - [`plugin`]: the package that installs a deployment in ChatGPT, Codex and Claude Code:
 //!   manifests, the MCP server's address, and the guide as the memory skill.
 //! - [`oauth`]: the OAuth 2.1 authorization server inside kioku (clients, consent, codes,

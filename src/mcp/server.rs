@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -17,6 +18,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::tools::{self, FORGET, LOAD, LOAD_PROFILE, SAVE, SAVE_PROFILE, unknown_argument};
+use super::view::{self, PageUrl};
 use crate::domain::{Caller, Namespace};
 use crate::error_chain::ErrorChain;
 use crate::error_code::{ErrorBody, ErrorCode};
@@ -37,7 +39,12 @@ pub struct MemoryServer {
 
 impl MemoryServer {
     pub fn new(memory: Arc<Memory>, instructions: String) -> Self {
-        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_extensions_with(view::extension())
+            .build();
+        let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("kioku", env!("CARGO_PKG_VERSION")))
             .with_instructions(instructions);
         Self {
@@ -110,6 +117,32 @@ impl ServerHandler for MemoryServer {
         _: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(tools::all()))
+    }
+
+    async fn list_resources(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(vec![view::resource()]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri != view::URI {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "No resource is at `{}`; resources/list lists the one there is.",
+                    request.uri
+                ),
+                None,
+            ));
+        }
+        let page = parts(&context).and_then(|parts| parts.extensions.get::<PageUrl>());
+        Ok(view::read(page).into())
     }
 
     async fn call_tool(
@@ -221,20 +254,21 @@ impl Outcome {
     }
 }
 
+/// The HTTP request's parts, which the SDK hands on.
+fn parts(context: &RequestContext<RoleServer>) -> Option<&http::request::Parts> {
+    context.extensions.get::<http::request::Parts>()
+}
+
 /// The HTTP request's count of store costs, handed on with its parts.
 fn usage(context: &RequestContext<RoleServer>) -> Option<Arc<Usage>> {
-    context
-        .extensions
-        .get::<http::request::Parts>()
+    parts(context)
         .and_then(|parts| parts.extensions.get::<Arc<Usage>>())
         .cloned()
 }
 
 /// The caller the HTTP layer let in, which it hands on with the request's parts.
 fn caller(context: &RequestContext<RoleServer>) -> Result<Caller, ErrorData> {
-    context
-        .extensions
-        .get::<http::request::Parts>()
+    parts(context)
         .and_then(|parts| parts.extensions.get::<Caller>())
         .cloned()
         .ok_or_else(|| ErrorData::internal_error("the request reached no namespace", None))

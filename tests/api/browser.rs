@@ -10,13 +10,14 @@ use std::process::Command;
 use kioku::config::StoreKind;
 
 use crate::helpers::on_both_stores;
-use crate::helpers::{TestApp, spawn_fresh, summaries};
+use crate::helpers::{Fresh, TestApp, spawn_fresh, summaries};
 use crate::needs;
 use crate::oauth::flow::{CLIENT_NAME, connected_app, spawn_oauth};
 
 on_both_stores!(
     the_privacy_page_renders_accessibly_and_unframed,
     a_person_sees_searches_corrects_and_forgets_their_memory,
+    a_person_forgets_and_corrects_through_the_view_in_a_chat,
 );
 
 /// The Python that runs the scenarios with Playwright, once Chromium (read by
@@ -103,4 +104,46 @@ async fn a_person_sees_searches_corrects_and_forgets_their_memory(store: StoreKi
     // Written, rewritten, restored, then forgotten there (memory_page.py checks each step).
     assert!(after.get("profile").is_none(), "{after}");
     assert_eq!(load(&access).await.unwrap().status(), 401);
+}
+
+/// The MCP Apps view in a host built on the official app-bridge (tests/browser/app_view.py):
+/// what was forgotten and corrected there is gone and rewritten here.
+async fn a_person_forgets_and_corrects_through_the_view_in_a_chat(store: StoreKind) {
+    let Some(python) = browser_python() else {
+        return;
+    };
+    let Fresh { app, ns, token } = spawn_fresh(store, |_| {}).await;
+    let (forget, keep) = (
+        "lighthouse trip moved to Friday",
+        "lighthouse photos go in the shared album",
+    );
+    let stamp = app.save(&token, None, forget).await["timestamp"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.save(&token, None, keep).await;
+    let profile = "Likes Rust and short answers.";
+    let written = app
+        .get(Some(&token), &[("mode", "profile"), ("profile", profile)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(written.status(), 200);
+    let env = [
+        ("KIOKU_VIEW_TOKEN", token.as_str()),
+        ("KIOKU_VIEW_FORGET", forget),
+        ("KIOKU_VIEW_FORGET_STAMP", stamp.as_str()),
+        ("KIOKU_VIEW_KEEP", keep),
+        ("KIOKU_VIEW_QUERY", "lighthouse"),
+        ("KIOKU_VIEW_PROFILE", profile),
+        ("KIOKU_VIEW_WRITER", ns.as_str()),
+    ];
+    scenario(&python, "app_view", store, &app, &env).await;
+
+    // One summary forgotten, then the other's thread (app_view.py checks each step).
+    let after = app.load(&token).await;
+    assert_eq!(after["count"], 0, "{after}");
+    let profile = &after["profile"];
+    assert_eq!(profile["version"], 3, "{after}");
+    assert_eq!(profile["writer"]["by"], "token", "{after}");
 }

@@ -215,6 +215,17 @@ async fn mcp_takes_only_known_bearer_tokens(store: StoreKind) {
         .await
         .unwrap();
     error_json(response, 403, "unknown_token").await;
+
+    // The view, which the SDK answers rather than kioku's own path, behind the same gate.
+    let read = json!({
+        "jsonrpc": "2.0", "id": 2, "method": "resources/read",
+        "params": {"uri": "ui://kioku/memory.html"},
+    });
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "resources/list"});
+    for message in [read, list] {
+        let response = mcp_post(&app, None, &message).send().await.unwrap();
+        error_json(response, 401, "missing_credentials").await;
+    }
 }
 
 async fn a_token_reaches_only_its_own_namespace_over_mcp(store: StoreKind) {

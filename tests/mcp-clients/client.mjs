@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { Failed, env, expect } from './expect.mjs';
+import { Failed, checkView, env, expect } from './expect.mjs';
 
 const show = (value) => JSON.stringify(value);
 
@@ -144,6 +144,7 @@ async function scenario(client, expected) {
     readOnly: false,
     destructive: false,
   });
+  await checkView(client, tools);
 
   // A word no other summary holds, so that a search finds exactly these.
   const word = `ts${randomUUID().replaceAll('-', '')}`;

@@ -2,14 +2,15 @@
 // TypeScript SDK's OAuth support, for tests/api/oauth/sdk.rs. The SDK finds the authorization
 // server from the 401, registers itself, sends the person to the consent page with PKCE and the
 // resource, and exchanges the code; this script plays the person, typing an API token on the
-// page. Then it saves and loads through the tools, and lets the SDK refresh a refused token.
+// page. Then it saves and loads through the tools, reads the view, and lets the SDK refresh a
+// refused token.
 // With KIOKU_CLIENT_METADATA_URL, the client is known by that metadata document instead of
 // registering, and the consent page must name it as KIOKU_EXPECT_CLIENT_NAME.
 // Exits non-zero naming the first failed expectation; on success prints one JSON line.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Failed, env, expect } from './expect.mjs';
+import { Failed, checkView, env, expect } from './expect.mjs';
 
 // Where the SDK is told the person comes back; never served: the script reads the redirect.
 const REDIRECT = 'http://127.0.0.1:8976/callback';
@@ -101,6 +102,7 @@ async function main() {
   const summary = `Saved through MCP with an OAuth token at ${new Date().toISOString()}`;
   const saved = await client.callTool({ name: 'save_memory', arguments: { summary } });
   expect(!saved.isError, `save_memory failed: ${JSON.stringify(saved)}`);
+  await checkView(client, (await client.listTools()).tools);
 
   // A refused access token: the SDK refreshes and retries by itself.
   const firstRefresh = provider.saved.refresh_token;

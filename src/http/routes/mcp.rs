@@ -21,7 +21,7 @@ use crate::http::auth::let_in;
 use crate::http::error::ApiError;
 use crate::http::limits;
 use crate::http::state::AppState;
-use crate::mcp::{MemoryServer, Standard, ToolCall};
+use crate::mcp::{MemoryServer, PageUrl, Standard, ToolCall};
 use crate::oauth::SCOPE;
 use crate::store::Usage;
 
@@ -139,6 +139,8 @@ async fn mcp(
         .body(Full::new(body))
         .map_err(|e| ApiError::MalformedQuery(e.to_string()))?;
     request.extensions_mut().insert(caller);
+    let page = PageUrl(format!("{}/app", app.site.base_url(&req)));
+    request.extensions_mut().insert(page);
     // The SDK runs the tool in a task of its own, beyond the request's count of store costs.
     if let Some(usage) = Usage::current() {
         request.extensions_mut().insert(usage);
