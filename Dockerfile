@@ -28,7 +28,8 @@ FROM chef AS builder
 COPY --from=planner /app/recipe.json recipe.json
 RUN cargo chef cook --release --locked --recipe-path recipe.json --bin kioku
 COPY --from=source /app ./
-RUN cargo build --release --locked --bin kioku
+# Packed relocations (build.rs): the runtime below is Debian 12, glibc 2.36.
+RUN KIOKU_PACK_RELOCATIONS=1 cargo build --release --locked --bin kioku
 
 # An embedding model for search by meaning, optional: `--build-context model=<dir>` puts that
 # directory (config.json, tokenizer.json, model.safetensors) at /model, and

@@ -1,5 +1,5 @@
 //! The deployment files, checked without a Docker engine: what the image is built from and
-//! runs as, and what Cloud Build deploys with.
+//! runs as, what Cloud Build deploys with, and how the binary is linked for where it runs.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -7,6 +7,8 @@ use std::process::Command;
 
 #[path = "common/needs.rs"]
 mod needs;
+#[path = "../link/relocations.rs"]
+mod relocations;
 
 use yaml_serde::Value;
 
@@ -50,10 +52,10 @@ fn the_image_is_multi_stage_with_a_cached_dependency_layer() {
         .position(|r| r.starts_with("cargo chef cook --release"));
     let build = runs
         .iter()
-        .position(|r| r.starts_with("cargo build --release"));
+        .position(|r| r.starts_with("KIOKU_PACK_RELOCATIONS=1 cargo build --release"));
     assert!(
         cook.is_some() && cook < build,
-        "dependencies are cooked before the build: {runs:?}"
+        "dependencies are cooked before the build, which packs relocations: {runs:?}"
     );
     // The build script and the code order it reads set how the binary is linked: without
     // them the image's would differ from the one every test and benchmark runs.
@@ -302,4 +304,67 @@ fn the_service_is_deployed_as_the_guide_says() {
     for flag in ["--memory", "--concurrency", "--region", "--image"] {
         assert!(has(flag), "{flag}");
     }
+}
+
+/// Packed relocations where the binary will run on a glibc that reads them (the image's, asked
+/// for; a native build on a glibc 2.36 or newer), and nowhere else: on Ubuntu 22.04 (2.35) or
+/// Debian 11 (2.31), `cargo run` must build a binary that starts there.
+#[test]
+fn relocations_are_packed_only_for_a_glibc_that_reads_them() {
+    use relocations::{RELR_GLIBC, pack_relocations, parse_glibc};
+    assert_eq!(parse_glibc("2.36"), Some((2, 36)));
+    assert_eq!(parse_glibc("2.35.1"), Some((2, 35)));
+    assert_eq!(parse_glibc("two"), None);
+    for (glibc, packs) in [
+        ((2, 31), false),
+        ((2, 35), false),
+        ((2, 36), true),
+        ((2, 41), true),
+    ] {
+        assert_eq!(
+            pack_relocations(None, true, Some(glibc)),
+            Ok(packs),
+            "{glibc:?}"
+        );
+        // Built for another machine, whose glibc this one cannot tell: only when asked.
+        assert_eq!(
+            pack_relocations(None, false, Some(glibc)),
+            Ok(false),
+            "{glibc:?}"
+        );
+        assert_eq!(pack_relocations(Some("1"), false, Some(glibc)), Ok(true));
+        assert_eq!(pack_relocations(Some("0"), true, Some(glibc)), Ok(false));
+    }
+    assert_eq!(pack_relocations(None, true, None), Ok(false));
+    assert!(pack_relocations(Some("yes"), true, None).is_err());
+
+    // The binary these tests run was built here, without the setting (unless a run set it):
+    // packed exactly when this machine's glibc reads it, which `ldd --version` names.
+    if std::env::var_os(relocations::SETTING).is_some() {
+        return;
+    }
+    let ldd = Command::new("ldd")
+        .arg("--version")
+        .output()
+        .expect("ldd runs");
+    let first = String::from_utf8_lossy(&ldd.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let glibc = first
+        .rsplit(' ')
+        .next()
+        .and_then(parse_glibc)
+        .expect(&first);
+    let dynamic = Command::new("readelf")
+        .args(["--dynamic", env!("CARGO_BIN_EXE_kioku")])
+        .output()
+        .expect("readelf runs");
+    let packed = String::from_utf8_lossy(&dynamic.stdout).contains("(RELR)");
+    assert_eq!(
+        packed,
+        glibc >= RELR_GLIBC,
+        "glibc {glibc:?}, packed: {packed}"
+    );
 }

@@ -4,10 +4,11 @@
 # Runs the Dockerfile's own `cargo build --release` line.
 build_release() {
   local build
-  build=$(sed -n 's/^RUN \(cargo build --release.*\)$/\1/p' Dockerfile)
+  build=$(sed -n 's/^RUN \(\([A-Z_]*=[^ ]* \)*cargo build --release.*\)$/\1/p' Dockerfile)
   [ -n "$build" ] || { echo "no cargo build line in the Dockerfile" >&2; return 1; }
   echo "+ $build" >&2
-  $build
+  # `env`, for the settings the line starts with.
+  env $build
 }
 
 free_port() {
