@@ -11,11 +11,13 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::credentials::WeakTokens;
 use crate::domain::Retention;
 
+mod contact;
 mod cosine;
 mod oauth;
 mod secret;
 mod zone;
 
+pub use contact::Contact;
 pub use oauth::{OAuthSettings, SignInMode};
 pub use secret::Secret;
 
@@ -222,6 +224,11 @@ pub struct Settings {
     /// these settings]
     #[arg(long, env = "KIOKU_PRIVACY_FILE")]
     pub privacy_file: Option<PathBuf>,
+
+    /// Whom a person asks to delete or export their whole memory, named on the privacy page
+    /// kioku writes: an email address or an https URL
+    #[arg(long, env = "KIOKU_PRIVACY_CONTACT", value_parser = Contact::parse)]
+    pub privacy_contact: Option<Contact>,
 
     /// Log format [default: text, or json on Cloud Run]
     #[arg(long, env = "KIOKU_LOG_FORMAT", value_enum)]

@@ -252,6 +252,7 @@ fn privacy(settings: &Settings) -> Result<Privacy, StartupError> {
             .map_err(|err| StartupError::PrivacyFile(path.clone(), err)),
         None => Ok(Privacy::Written {
             store: settings.store(),
+            contact: settings.privacy_contact.clone(),
         }),
     }
 }

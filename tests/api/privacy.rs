@@ -71,6 +71,26 @@ async fn without_limits_the_policy_keeps_memories_until_forgotten() {
 }
 
 #[tokio::test]
+async fn the_policy_names_the_operators_contact_when_one_is_set() {
+    let app = spawn_app().await;
+    let (en, _) = policy(&app, "/privacy", "en").await;
+    assert!(!en.contains("Write to them at"), "{en}");
+    let contact = kioku::config::Contact::parse("privacy@example.com").unwrap();
+    let app = spawn_app_with(|s| s.privacy_contact = Some(contact)).await;
+    let (en, _) = policy(&app, "/privacy", "en").await;
+    let link = r#"<a href="mailto:privacy@example.com">privacy@example.com</a>"#;
+    assert!(
+        en.contains(&format!("(an export). Write to them at {link}")),
+        "{en}"
+    );
+    let (ja, _) = policy(&app, "/privacy", "ja").await;
+    assert!(
+        ja.contains(&format!("受け取ることもできます。運営者の連絡先：{link}")),
+        "{ja}"
+    );
+}
+
+#[tokio::test]
 async fn an_operators_file_is_served_as_it_is() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("privacy.html");

@@ -3,7 +3,7 @@
 
 use askama::Template;
 
-use crate::config::StoreKind;
+use crate::config::{Contact, StoreKind};
 use crate::credentials::SESSION_LIFETIME;
 use crate::domain::Retention;
 use crate::http::pages::Text;
@@ -12,8 +12,12 @@ use crate::http::pages::Text;
 pub enum Privacy {
     /// The operator's HTML (`KIOKU_PRIVACY_FILE`), served as it is.
     File(String),
-    /// A page written from the settings; the store is the one fact the rest of the state lacks.
-    Written { store: StoreKind },
+    /// A page written from the settings; the store and the operator's contact are the facts the
+    /// rest of the state lacks.
+    Written {
+        store: StoreKind,
+        contact: Option<Contact>,
+    },
 }
 
 /// What the operator's page may load: anything but scripts, which have no place on a policy
@@ -29,12 +33,20 @@ pub struct PrivacyPage<'a> {
     pub stored: Vec<&'a str>,
     pub place: &'a str,
     pub kept: Vec<String>,
+    /// Whom to ask to delete or export the whole memory (`KIOKU_PRIVACY_CONTACT`).
+    pub contact: Option<&'a Contact>,
 }
 
 impl<'a> PrivacyPage<'a> {
     /// The page in `t`'s language, for memories in `store` kept under `retention`; `sign_in`
-    /// when the OAuth server is on, which keeps grants too.
-    pub fn new(t: &'a Text, store: StoreKind, retention: &Retention, sign_in: bool) -> Self {
+    /// when the OAuth server is on, which keeps grants too; naming the operator's `contact`.
+    pub fn new(
+        t: &'a Text,
+        store: StoreKind,
+        contact: Option<&'a Contact>,
+        retention: &Retention,
+        sign_in: bool,
+    ) -> Self {
         let mut stored = vec![t.stored_summaries, t.stored_profile, t.stored_threads];
         let limits = [
             (t.kept_days, retention.max_age_days),
@@ -67,6 +79,7 @@ impl<'a> PrivacyPage<'a> {
                 StoreKind::Firestore => t.where_firestore,
             },
             kept,
+            contact,
         }
     }
 }
