@@ -87,6 +87,8 @@ async fn a_person_sees_searches_corrects_and_forgets_their_memory(store: StoreKi
     assert_eq!(load(&access).await.unwrap().status(), 200);
     let app_saved = "dentist appointment on Tuesday";
     app.save(&access, None, app_saved).await;
+    // Another app of the same name, which the page must tell apart from the first.
+    let namesake = connected_app(app, &fresh.token).await;
 
     let profile = "好きな言語は Rust。返事は短く。";
     let env = [
@@ -104,6 +106,7 @@ async fn a_person_sees_searches_corrects_and_forgets_their_memory(store: StoreKi
     // Written, rewritten, restored, then forgotten there (memory_page.py checks each step).
     assert!(after.get("profile").is_none(), "{after}");
     assert_eq!(load(&access).await.unwrap().status(), 401);
+    assert_eq!(load(&namesake).await.unwrap().status(), 200);
 }
 
 /// The MCP Apps view in a host built on the official app-bridge (tests/browser/app_view.py):

@@ -146,17 +146,21 @@ def forget_profile(page: Page, base: str, artifacts: Path) -> None:
 
 
 def disconnect(page: Page, base: str, artifacts: Path) -> None:
+    """Two apps of one name, told apart; the first connected, which saved, disconnected."""
     apps = page.get_by_role("region", name="Connected apps")
-    expect(apps.get_by_text(APP, exact=True).count() == 1, f"{APP!r} is not listed as connected")
-    apps.get_by_role("button", name="Disconnect").click()
+    expect(apps.get_by_text(APP, exact=True).count() == 2, f"{APP!r} is not listed twice")
+    told = [item.inner_text() for item in apps.get_by_role("listitem").all()]
+    expect(len(set(told)) == 2 and all(" · connected 20" in t for t in told),
+           f"two apps of one name are not told apart: {told}")
+    apps.get_by_role("listitem").first.get_by_role("button", name="Disconnect").click()
     page.get_by_role("heading", name="Disconnect this app?").wait_for()
     expect(shows(page, "Summaries it saved here: 1. Keep them, or forget them for good as it goes."),
            f"the confirmation does not count what the app saved: {page.content()}")
     view(page, artifacts, "disconnect")
     page.get_by_role("button", name="Disconnect and forget what it saved").click()
     page.wait_for_url(f"{base}/app?done=disconnected_forgotten")
-    expect(page.get_by_role("region", name="Connected apps").get_by_text(APP).count() == 0,
-           f"{APP!r} is still listed after disconnecting it")
+    expect(page.get_by_role("region", name="Connected apps").get_by_text(APP).count() == 1,
+           f"not one {APP!r} is listed after disconnecting the other")
     expect(not shows(page, APP_SAVED), f"{APP_SAVED!r} is still shown after forgetting it")
     expect(shows(page, KEEP), f"{KEEP!r} went with the app's summary")
     view(page, artifacts, "after-changes")

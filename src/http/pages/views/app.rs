@@ -119,6 +119,9 @@ pub struct EntryView {
 pub struct AppView {
     pub grant_id: String,
     pub name: String,
+    /// What tells it from another of the same name: the host that publishes its metadata, or
+    /// the start of the id kioku gave it when it registered.
+    pub client: String,
     pub signed_in_with: String,
     pub connected_at: String,
 }
@@ -190,7 +193,8 @@ pub fn saved_by(t: &Text, writer: &Writer) -> String {
 }
 
 impl AppView {
-    /// `app` as the person reads it: how they signed in, and the day, in the server's zone.
+    /// `app` as the person reads it: which client, how they signed in, and when, in the
+    /// server's zone.
     pub fn new(t: &Text, app: ConnectedApp, zone: chrono_tz::Tz) -> Self {
         let signed_in_with = match app.signed_in_with.as_str() {
             "token" => t.app.with_token.to_owned(),
@@ -199,14 +203,25 @@ impl AppView {
                 .with_provider
                 .replace("{provider}", &super::host(issuer)),
         };
+        let client = match url::Url::parse(&app.client_id)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+        {
+            Some(host) => t.app.app_from.replace("{host}", &host),
+            None => {
+                let id: String = app.client_id.chars().take(CLIENT_ID_CHARS).collect();
+                t.app.app_id.replace("{id}", &id)
+            }
+        };
         Self {
             grant_id: app.grant_id,
             name: app.client_name,
+            client,
             signed_in_with,
             connected_at: app
                 .connected_at
                 .with_timezone(&zone)
-                .format("%Y-%m-%d")
+                .format("%Y-%m-%d %H:%M")
                 .to_string(),
         }
     }
@@ -218,6 +233,8 @@ pub fn heading(thread: &Thread) -> String {
     opening(newest, HEADING_CHARS).unwrap_or_else(|| newest.to_owned())
 }
 
+/// Characters of a registered client's id that tell it from another: 8 hex digits.
+const CLIENT_ID_CHARS: usize = 8;
 /// Characters of a thread's newest summary its heading shows.
 const HEADING_CHARS: usize = 60;
 /// Characters of a summary shown before the rest is folded away.
