@@ -71,6 +71,9 @@ async fn admin_actions_are_audited_and_bare_tokens_named_by_label() {
     );
     let everything = admin(Method::GET, "/admin/export").send().await.unwrap();
     assert_eq!(everything.status(), 200);
+    // Read to its end, when the export logs that it was complete: before the next request's
+    // line, which the order below expects.
+    everything.text().await.unwrap();
 
     // OAuth: a client, a later redirect URI, a grant, its revocation.
     let callback = "https://chat.openai.com/aip/g-audit/oauth/callback";
