@@ -7,7 +7,8 @@ use utoipa::ToSchema;
 
 use super::{Memory, MemoryError, SaveStatus, sent};
 use crate::domain::{
-    Caller, Namespace, Profile, ProfileDraft, ProfileWrite, ValidationError, Writer, parse_version,
+    Caller, Namespace, Profile, ProfileDraft, ProfileWrite, ValidationError, Writer, entry_micros,
+    parse_version,
 };
 
 /// A read of the profile (the `load_profile` tool's schema).
@@ -148,6 +149,20 @@ impl Memory {
                     .store
                     .profile(ns, None, self.rules.retention.cutoff())
                     .await?)
+            })
+            .await
+    }
+
+    /// Every version of the profile that may be read again, oldest first, the current one
+    /// last: for the memory page, which names each by its time and writer.
+    pub async fn profile_history(&self, ns: &Namespace) -> Result<Vec<Profile>, MemoryError> {
+        self.limit
+            .within(async {
+                let cutoff = self.rules.retention.cutoff();
+                let mut versions = self.store.profile_versions(ns).await?;
+                // Past the age limit, as a read of one version finds it: gone.
+                versions.retain(|p| cutoff.is_none_or(|c| entry_micros(&p.updated_at) >= c));
+                Ok(versions)
             })
             .await
     }

@@ -98,6 +98,7 @@ async fn a_person_sees_searches_corrects_and_forgets_their_memory(store: StoreKi
         ("KIOKU_PAGE_PROFILE", profile),
         ("KIOKU_PAGE_APP", CLIENT_NAME),
         ("KIOKU_PAGE_APP_SAVED", app_saved),
+        ("KIOKU_PAGE_NAMESPACE", fresh.ns.as_str()),
     ];
     scenario(&python, "memory_page", store, app, &env).await;
 

@@ -10,7 +10,8 @@ passes axe-core and is screenshot at a phone's and a desktop's width. Run by tes
 app first and checks the store afterwards: memory_page.py --base-url URL --artifacts DIR, with
 KIOKU_PAGE_TOKEN, KIOKU_PAGE_FORGET (the summary to forget), KIOKU_PAGE_KEEP (one to keep, which
 the search must not find), KIOKU_PAGE_PROFILE (the profile to write), KIOKU_PAGE_APP (the
-connected app's name) and KIOKU_PAGE_APP_SAVED (the summary it saved) in the environment."""
+connected app's name), KIOKU_PAGE_APP_SAVED (the summary it saved) and KIOKU_PAGE_NAMESPACE (the
+token's label) in the environment."""
 
 import os
 from pathlib import Path
@@ -26,6 +27,7 @@ KEEP = os.environ["KIOKU_PAGE_KEEP"]
 PROFILE = os.environ["KIOKU_PAGE_PROFILE"]
 APP = os.environ["KIOKU_PAGE_APP"]
 APP_SAVED = os.environ["KIOKU_PAGE_APP_SAVED"]
+NS = os.environ["KIOKU_PAGE_NAMESPACE"]
 
 
 def view(page: Page, artifacts: Path, name: str) -> None:
@@ -118,14 +120,23 @@ def conflict_then_restore(page: Page, base: str, artifacts: Path) -> None:
     page.get_by_role("button", name="Save the profile").click()
     region = page.get_by_role("region", name="Profile")
     alert = region.get_by_role("alert").inner_text()
-    expect(alert.startswith("An assistant rewrote the profile"), f"no conflict shown: {alert!r}")
+    expect(alert.startswith("The profile was rewritten since you opened this page"),
+           f"no conflict shown: {alert!r}")
     expect(page.get_by_label("Profile text").input_value() == draft, "the draft was lost")
     expect(region.get_by_text(rival, exact=True).count() == 1, "the assistant's text is not shown")
+    saved = region.locator("#rival-heading + .meta").inner_text()
+    expect(saved.startswith("version 2 · 20") and saved.endswith("saved by API token " + NS),
+           f"the rewrite does not say when and by whom: {saved!r}")
     view(page, artifacts, "profile-conflict")
-    page.get_by_role("link", name="Keep the assistant's version").click()
+    page.get_by_role("link", name="Keep that version").click()
     page.wait_for_url(f"{base}/app#profile-heading")
     expect(page.get_by_label("Profile text").input_value() == rival, "theirs was not kept")
-    page.get_by_role("region", name="Profile").get_by_role("link", name="1", exact=True).click()
+    versions = page.get_by_role("region", name="Profile").locator("details.versions")
+    versions.locator("summary").click()
+    first = versions.get_by_role("listitem").filter(has_text="version 1 ")
+    expect(first.inner_text().endswith("saved by this page"),
+           f"version 1 does not say when and by whom: {first.inner_text()!r}")
+    first.get_by_role("link", name="version 1", exact=True).click()
     expect(page.get_by_label("Profile text").input_value() == PROFILE,
            "version 1 did not open in the box")
     page.get_by_role("button", name="Save the profile").click()

@@ -1,6 +1,6 @@
 //! `POST /app/profile`: the person rewrites their profile, under the same conflict rule as an
 //! assistant: the rewrite lands only if the profile is still the version the page showed; if
-//! not, their text stays in the box beside the assistant's, for them to choose.
+//! not, their text stays in the box beside the one saved meanwhile, for them to choose.
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
@@ -43,8 +43,8 @@ pub(super) async fn rewrite(
     {
         Ok(_) => return Ok(see_other("/app?done=profile")),
         Err(MemoryError::ProfileConflict(current)) => {
-            let (version, rival) = current.map_or((0, None), |p| (p.version, Some(p.profile)));
-            (refused(t, ErrorCode::ProfileConflict), version, rival)
+            let version = current.as_ref().map_or(0, |p| p.version);
+            (refused(t, ErrorCode::ProfileConflict), version, current)
         }
         Err(MemoryError::Store(err)) => return Err(PageError::unavailable(t, &err)),
         Err(err) => {

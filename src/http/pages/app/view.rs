@@ -10,10 +10,12 @@ use serde::Deserialize;
 use super::answer::{language, refused, render, sign_in_page, switch_url};
 use super::error::{OrUnavailable, PageError};
 use super::visit::{Visit, posted};
-use crate::domain::{KEPT_PROFILE_VERSIONS, Namespace};
+use crate::domain::{Namespace, Profile};
 use crate::http::cookies::Jar;
 use crate::http::pages::respond::{add_cookie, see_other};
-use crate::http::pages::views::{AppView, EntryView, MemoryPage, ThreadView, heading, saved_by};
+use crate::http::pages::views::{
+    AppView, EntryView, MemoryPage, ThreadView, VersionView, heading, saved_by,
+};
 use crate::http::state::AppState;
 use crate::memory::{LoadAnswer, LoadRequest, MemoryError, ProfileReadRequest};
 use crate::search::Found;
@@ -137,8 +139,8 @@ pub(super) struct View<'a> {
     pub profile: Option<(String, u64)>,
     /// Whether `problem` is the profile form's, shown beside its box.
     pub at_profile: bool,
-    /// The profile an assistant saved meanwhile, shown beside the person's refused rewrite.
-    pub rival: Option<String>,
+    /// The profile saved meanwhile, shown beside the person's refused rewrite.
+    pub rival: Option<Profile>,
 }
 
 impl View<'_> {
@@ -187,16 +189,16 @@ impl View<'_> {
             Err(err) => problem = Some(refused(t, &err)),
         }
         // Read whole: a load's copy may be cut to fit its budget, and saved back it would cut
-        // the profile.
-        let (profile, profile_writer) = match self.profile {
-            Some(shown) => (shown, None),
-            None => match app.memory.current_profile(ns).await.or_unavailable(t)? {
-                Some(current) => (
-                    (current.profile, current.version),
-                    current.writer.map(|w| saved_by(t, &w)),
-                ),
-                None => ((String::new(), 0), None),
-            },
+        // the profile. Every version kept: the current one last, the others listed.
+        let mut versions = app.memory.profile_history(ns).await.or_unavailable(t)?;
+        let current = versions.pop();
+        let (profile, profile_writer) = match (self.profile, current) {
+            (Some(shown), _) => (shown, None),
+            (None, Some(current)) => (
+                (current.profile, current.version),
+                current.writer.map(|w| saved_by(t, &w)),
+            ),
+            (None, None) => ((String::new(), 0), None),
         };
         let zone = app.memory.rules().timezone;
         let apps: Vec<AppView> = (app.apps.of(ns).await.or_unavailable(t)?.into_iter())
@@ -225,9 +227,9 @@ impl View<'_> {
             profile_version: profile.1,
             profile_writer,
             profile_problem,
-            rival: self.rival,
-            earlier: (profile.1.saturating_sub(KEPT_PROFILE_VERSIONS - 1).max(1)..profile.1)
-                .rev()
+            rival: self.rival.map(|rival| VersionView::new(t, rival)),
+            earlier: (versions.into_iter().rev())
+                .map(|earlier| VersionView::new(t, earlier))
                 .collect(),
             show_apps: app.oauth.is_some() || !apps.is_empty(),
             apps,

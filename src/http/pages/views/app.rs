@@ -3,7 +3,7 @@
 
 use askama::Template;
 
-use crate::domain::{Entry, Thread, Writer};
+use crate::domain::{Entry, Profile, Thread, Writer};
 use crate::http::pages::Text;
 use crate::oauth::connected::ConnectedApp;
 use crate::search::Found;
@@ -43,10 +43,10 @@ pub struct MemoryPage<'a> {
     pub profile_writer: Option<String>,
     /// Why the profile form was refused, shown beside its box.
     pub profile_problem: Option<&'a str>,
-    /// The profile an assistant saved since the page was opened, beside the person's text.
-    pub rival: Option<String>,
+    /// The profile saved since the page was opened, beside the person's text.
+    pub rival: Option<VersionView>,
     /// The profile's earlier versions that are kept, newest first, to open and restore.
-    pub earlier: Vec<u64>,
+    pub earlier: Vec<VersionView>,
     pub apps: Vec<AppView>,
     /// Whether the connected apps are shown: while OAuth is on, or while any is connected.
     pub show_apps: bool,
@@ -114,6 +114,31 @@ pub struct EntryView {
     pub thread_link: String,
     /// Who saved it, when kioku recorded that.
     pub writer: Option<String>,
+}
+
+/// A version of the profile as the page names it: its number, when and by whom it was saved.
+pub struct VersionView {
+    pub version: u64,
+    /// "version 3", "第3版".
+    pub label: String,
+    pub text: String,
+    /// "2026-12-06 20:42 UTC+09:00 · saved by Claude".
+    pub saved: String,
+}
+
+impl VersionView {
+    pub fn new(t: &Text, profile: Profile) -> Self {
+        let mut saved = shown(&profile.updated_at);
+        if let Some(writer) = &profile.writer {
+            saved = format!("{saved} · {}", saved_by(t, writer));
+        }
+        Self {
+            version: profile.version,
+            label: t.app.version.replace("{n}", &profile.version.to_string()),
+            text: profile.profile,
+            saved,
+        }
+    }
 }
 
 pub struct AppView {

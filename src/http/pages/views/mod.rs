@@ -8,7 +8,7 @@ mod refusals;
 
 pub use app::{
     AppNotice, AppView, ConfirmPage, DisconnectPage, EntryView, MemoryPage, SignInPage, ThreadView,
-    heading, saved_by,
+    VersionView, heading, saved_by,
 };
 pub use consent::{Consent, Notice};
 pub use privacy::{FILE_POLICY, Privacy, PrivacyPage};
