@@ -1,8 +1,8 @@
 //! The cookies of the sign-in pages: the consent form's and the memory page's sign-in form's
 //! CSRF tokens (double submit, compared in constant time, and signed so that a value planted
 //! in the browser is not taken for one), the `state` of a sign-in under way at the OpenID
-//! Provider, which binds it to the browser that began it, and the memory page's session and
-//! language. Over https each is `Secure` and named `__Host-…` (so host-only, on path `/`): no
+//! Provider, which binds it to the browser that began it, and the memory page's session,
+//! language and time zone. Over https each is `Secure` and named `__Host-…` (so host-only, on path `/`): no
 //! other host, a sibling subdomain included, can set one.
 
 use actix_web::HttpRequest;
@@ -19,6 +19,7 @@ const SIGN_IN: &str = "kioku_sign_in";
 const PAGE_CSRF: &str = "kioku_page_csrf";
 const SESSION: &str = "kioku_session";
 const LANGUAGE: &str = "kioku_lang";
+const ZONE: &str = "kioku_zone";
 /// The paths each is sent to over http; over https a `__Host-` cookie's path is `/`.
 const CSRF_PATH: &str = "/oauth/authorize";
 const SIGN_IN_PATH: &str = "/oauth/callback";
@@ -114,6 +115,18 @@ impl<'a> Jar<'a> {
     /// The cookie that keeps the language chosen, for a year.
     pub fn language_cookie(&self, lang: &str) -> Cookie<'static> {
         let mut cookie = self.cookie(LANGUAGE, lang, PAGE_PATH, SameSite::Lax);
+        cookie.set_max_age(Duration::days(365));
+        cookie
+    }
+
+    /// The time zone the person chose on the memory page, if any.
+    pub fn zone(&self) -> Option<String> {
+        self.value(ZONE)
+    }
+
+    /// The cookie that keeps the zone chosen, for a year.
+    pub fn zone_cookie(&self, zone: &str) -> Cookie<'static> {
+        let mut cookie = self.cookie(ZONE, zone, PAGE_PATH, SameSite::Lax);
         cookie.set_max_age(Duration::days(365));
         cookie
     }

@@ -100,7 +100,7 @@ async fn confirm(
         .entries
         .iter()
         .filter(|e| timestamp.as_ref().is_none_or(|t| *t == e.timestamp))
-        .map(|e| EntryView::new(t, &thread.id, e))
+        .map(|e| EntryView::new(t, &visit.clock, &thread.id, e))
         .collect();
     if entries.is_empty() {
         return Ok(see_other("/app?done=gone"));

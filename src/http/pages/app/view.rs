@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
+use chrono_tz::Tz;
 use serde::Deserialize;
 
 use super::answer::{language, refused, render, sign_in_page, switch_url};
@@ -14,18 +15,20 @@ use crate::domain::{Namespace, Profile};
 use crate::http::cookies::Jar;
 use crate::http::pages::respond::{add_cookie, see_other};
 use crate::http::pages::views::{
-    AppView, EntryView, MemoryPage, ThreadView, VersionView, heading, saved_by,
+    AppView, Clock, EntryView, MemoryPage, OFFERED_ZONES, ThreadView, VersionView, heading,
+    saved_by,
 };
 use crate::http::state::AppState;
 use crate::memory::{LoadAnswer, LoadRequest, MemoryError, ProfileReadRequest};
 use crate::search::Found;
 
-/// What `GET /app` may be asked: the outcome of the form just sent, a language, an earlier
-/// version of the profile to show in its box.
+/// What `GET /app` may be asked: the outcome of the form just sent, a language, a time zone,
+/// an earlier version of the profile to show in its box.
 #[derive(Deserialize)]
 pub(super) struct Shown {
     done: Option<String>,
     lang: Option<String>,
+    zone: Option<String>,
     version: Option<String>,
     /// One thread alone, as a search result links to it.
     thread: Option<String>,
@@ -39,11 +42,14 @@ pub(super) async fn show(
     let Shown {
         done,
         lang,
+        zone,
         version,
         thread,
     } = query.into_inner();
+    // A zone chosen now is kept, and writes this page's times; an unknown one is said so.
+    let zone = zone.map(|zone| zone.trim().parse::<Tz>().map_err(|_| zone));
     let mut answer = match Visit::of(&req, &app).await {
-        Ok(visit) => {
+        Ok(mut visit) => {
             let t = visit.t;
             let notice = match done.as_deref() {
                 Some("forgotten") => Some(t.app.forgotten),
@@ -59,6 +65,13 @@ pub(super) async fn show(
                 thread: thread.filter(|id| !id.is_empty()),
                 ..View::default()
             };
+            match &zone {
+                Some(Ok(chosen)) => visit.clock = Clock::new(t, *chosen),
+                Some(Err(_)) => {
+                    view.problem = Some((StatusCode::BAD_REQUEST, t.app.unknown_zone));
+                }
+                None => {}
+            }
             if let Some(version) = version {
                 match earlier(&app, &visit, version).await {
                     Ok(shown) => {
@@ -79,8 +92,12 @@ pub(super) async fn show(
         }
         Err(stopped) => stopped.error_response(),
     };
+    let jar = Jar::of(&req, &app);
     if let Some(lang) = lang.filter(|l| l == "ja" || l == "en") {
-        add_cookie(&mut answer, Jar::of(&req, &app).language_cookie(&lang));
+        add_cookie(&mut answer, jar.language_cookie(&lang));
+    }
+    if let Some(Ok(chosen)) = zone {
+        add_cookie(&mut answer, jar.zone_cookie(chosen.name()));
     }
     Ok(answer)
 }
@@ -169,7 +186,7 @@ impl View<'_> {
                 threads = loaded
                     .threads()
                     .iter()
-                    .map(|th| ThreadView::new(t, th))
+                    .map(|th| ThreadView::new(t, &visit.clock, th))
                     .collect();
                 older = loaded.truncation().next_before().map(str::to_owned);
             }
@@ -180,7 +197,7 @@ impl View<'_> {
                     .iter()
                     .map(|found| {
                         let heading = headings.get(&found.thread_id).map(String::as_str);
-                        EntryView::found(t, found, heading)
+                        EntryView::found(t, &visit.clock, found, heading)
                     })
                     .collect();
                 older = searched.truncation().next_before().map(str::to_owned);
@@ -200,9 +217,8 @@ impl View<'_> {
             ),
             (None, None) => ((String::new(), 0), None),
         };
-        let zone = app.memory.rules().timezone;
         let apps: Vec<AppView> = (app.apps.of(ns).await.or_unavailable(t)?.into_iter())
-            .map(|a| AppView::new(t, a, zone))
+            .map(|a| AppView::new(t, &visit.clock, a))
             .collect();
         let (status, problem) = match problem {
             Some((status, message)) => (status, Some(message)),
@@ -227,10 +243,14 @@ impl View<'_> {
             profile_version: profile.1,
             profile_writer,
             profile_problem,
-            rival: self.rival.map(|rival| VersionView::new(t, rival)),
+            rival: self
+                .rival
+                .map(|rival| VersionView::new(t, &visit.clock, rival)),
             earlier: (versions.into_iter().rev())
-                .map(|earlier| VersionView::new(t, earlier))
+                .map(|earlier| VersionView::new(t, &visit.clock, earlier))
                 .collect(),
+            zone: visit.clock.zone.name().to_owned(),
+            zones: &OFFERED_ZONES,
             show_apps: app.oauth.is_some() || !apps.is_empty(),
             apps,
         };

@@ -1,4 +1,4 @@
-//! Who is visiting the memory page: their session and language, and the forms they post,
+//! Who is visiting the memory page: their session, language and zone, and the forms they post,
 //! each checked against the session's CSRF token.
 
 use actix_web::cookie::time::Duration;
@@ -15,12 +15,15 @@ use crate::http::error::retry_after;
 use crate::http::limits::{FORM_BODY_BYTES, read_body};
 use crate::http::pages::Text;
 use crate::http::pages::respond::add_cookie;
+use crate::http::pages::views::Clock;
 use crate::http::state::AppState;
 
 /// A request from a signed-in person, admitted by their namespace's rate limit.
 pub(super) struct Visit {
     pub(super) session: Session,
     pub(super) t: &'static Text,
+    /// How times are written for them: in the zone they chose, else the server's.
+    pub(super) clock: Clock,
 }
 
 impl Visit {
@@ -56,7 +59,10 @@ impl Visit {
         };
         // The request log names the namespace, as for the API.
         req.extensions_mut().insert(session.namespace.clone());
-        Ok(Self { session, t })
+        let zone =
+            (jar.zone().and_then(|zone| zone.parse().ok())).unwrap_or(app.memory.rules().timezone);
+        let clock = Clock::new(t, zone);
+        Ok(Self { session, t, clock })
     }
 
     /// The posted form, read once, if it can be read and carries this session's CSRF token;

@@ -3,6 +3,7 @@
 
 use askama::Template;
 
+use super::Clock;
 use crate::domain::{Entry, Profile, Thread, Writer};
 use crate::http::pages::Text;
 use crate::oauth::connected::ConnectedApp;
@@ -28,6 +29,9 @@ pub struct MemoryPage<'a> {
     pub csrf: String,
     pub notice: Option<&'a str>,
     pub problem: Option<&'a str>,
+    /// The zone times are written in, and the zones offered to pick instead.
+    pub zone: String,
+    pub zones: &'static [&'static str],
     /// The search shown, if the view is one.
     pub query: Option<String>,
     /// Whether one thread is shown alone (a search result's link), not every thread.
@@ -122,13 +126,13 @@ pub struct VersionView {
     /// "version 3", "第3版".
     pub label: String,
     pub text: String,
-    /// "2026-12-06 20:42 UTC+09:00 · saved by Claude".
+    /// "Dec 6, 2026, 8:42 PM · saved by Claude".
     pub saved: String,
 }
 
 impl VersionView {
-    pub fn new(t: &Text, profile: Profile) -> Self {
-        let mut saved = shown(&profile.updated_at);
+    pub fn new(t: &Text, clock: &Clock, profile: Profile) -> Self {
+        let mut saved = clock.time(&profile.updated_at);
         if let Some(writer) = &profile.writer {
             saved = format!("{saved} · {}", saved_by(t, writer));
         }
@@ -152,14 +156,15 @@ pub struct AppView {
 }
 
 impl ThreadView {
-    pub fn new(t: &Text, thread: &Thread) -> Self {
+    pub fn new(t: &Text, clock: &Clock, thread: &Thread) -> Self {
+        let day = |entry: Option<&Entry>| entry.map(|e| clock.day(&e.timestamp));
         let dates = match (day(thread.entries.first()), day(thread.entries.last())) {
             (Some(from), Some(to)) if from != to => t
                 .app
                 .thread_dates
-                .replace("{from}", from)
-                .replace("{to}", to),
-            (_, to) => to.unwrap_or_default().to_owned(),
+                .replace("{from}", &from)
+                .replace("{to}", &to),
+            (_, to) => to.unwrap_or_default(),
         };
         Self {
             id: thread.id.clone(),
@@ -168,20 +173,20 @@ impl ThreadView {
             entries: thread
                 .entries
                 .iter()
-                .map(|e| EntryView::new(t, &thread.id, e))
+                .map(|e| EntryView::new(t, clock, &thread.id, e))
                 .collect(),
         }
     }
 }
 
 impl EntryView {
-    pub fn new(t: &Text, thread_id: &str, entry: &Entry) -> Self {
+    pub fn new(t: &Text, clock: &Clock, thread_id: &str, entry: &Entry) -> Self {
         Self {
             thread_id: thread_id.to_owned(),
             summary: entry.summary.clone(),
             opening: opening(&entry.summary, FOLDED_CHARS),
             timestamp: entry.timestamp.clone(),
-            shown: shown(&entry.timestamp),
+            shown: clock.time(&entry.timestamp),
             matched: String::new(),
             thread_link: String::new(),
             writer: entry.writer.as_ref().map(|w| saved_by(t, w)),
@@ -189,13 +194,13 @@ impl EntryView {
     }
 
     /// A search result, with the heading of its thread if that was read.
-    pub fn found(t: &Text, found: &Found, thread_heading: Option<&str>) -> Self {
+    pub fn found(t: &Text, clock: &Clock, found: &Found, thread_heading: Option<&str>) -> Self {
         Self {
             thread_id: found.thread_id.clone(),
             summary: found.summary.clone(),
             opening: opening(&found.summary, FOLDED_CHARS),
             timestamp: found.timestamp.clone(),
-            shown: shown(&found.timestamp),
+            shown: clock.time(&found.timestamp),
             matched: found.matched.join(", "),
             thread_link: thread_heading.map_or_else(
                 || t.app.open_thread.to_owned(),
@@ -218,9 +223,8 @@ pub fn saved_by(t: &Text, writer: &Writer) -> String {
 }
 
 impl AppView {
-    /// `app` as the person reads it: which client, how they signed in, and when, in the
-    /// server's zone.
-    pub fn new(t: &Text, app: ConnectedApp, zone: chrono_tz::Tz) -> Self {
+    /// `app` as the person reads it: which client, how they signed in, and when.
+    pub fn new(t: &Text, clock: &Clock, app: ConnectedApp) -> Self {
         let signed_in_with = match app.signed_in_with.as_str() {
             "token" => t.app.with_token.to_owned(),
             issuer => t
@@ -243,11 +247,7 @@ impl AppView {
             name: app.client_name,
             client,
             signed_in_with,
-            connected_at: app
-                .connected_at
-                .with_timezone(&zone)
-                .format("%Y-%m-%d %H:%M")
-                .to_string(),
+            connected_at: clock.instant(app.connected_at),
         }
     }
 }
@@ -265,40 +265,25 @@ const HEADING_CHARS: usize = 60;
 /// Characters of a summary shown before the rest is folded away.
 const FOLDED_CHARS: usize = 240;
 
-/// The day `entry` was saved, in the zone it was saved in.
-fn day(entry: Option<&Entry>) -> Option<&str> {
-    entry.map(|e| e.timestamp.get(..10).unwrap_or(&e.timestamp))
-}
-
-/// The first `chars` characters of `text` and an ellipsis, if it is longer than that.
+/// The first `chars` characters of `text` and an ellipsis, if it is longer than that: cut at
+/// the last space before, where one is in the second half ("the use…" read as a word), else
+/// at the character (Japanese has no spaces to cut at).
 fn opening(text: &str, chars: usize) -> Option<String> {
-    let (cut, _) = text.char_indices().nth(chars)?;
-    Some(format!("{}…", text[..cut].trim_end()))
-}
-
-/// `2025-08-19 08:39 UTC+09:00` for `2025-08-19T08:39:27.174624+09:00`: the minute, in the
-/// zone it was saved in, named by its offset so that nobody reads it as their own; a time of
-/// another shape as it is.
-fn shown(timestamp: &str) -> String {
-    chrono::DateTime::parse_from_rfc3339(timestamp).map_or_else(
-        |_| timestamp.to_owned(),
-        |time| time.format("%Y-%m-%d %H:%M UTC%:z").to_string(),
-    )
+    let (cut, next) = text.char_indices().nth(chars)?;
+    let start = &text[..cut];
+    let at_word = match next.is_whitespace() {
+        true => start,
+        false => match start.rfind(char::is_whitespace) {
+            Some(space) if start[..space].chars().count() >= chars / 2 => &start[..space],
+            _ => start,
+        },
+    };
+    Some(format!("{}…", at_word.trim_end()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn times_are_shown_to_the_minute_in_their_own_zone_named() {
-        assert_eq!(
-            shown("2025-08-19T08:39:27.174624+09:00"),
-            "2025-08-19 08:39 UTC+09:00"
-        );
-        assert_eq!(shown("2025-08-19T08:39:27Z"), "2025-08-19 08:39 UTC+00:00");
-        assert_eq!(shown("yesterday"), "yesterday");
-    }
 
     #[test]
     fn only_a_text_longer_than_the_opening_is_cut() {
@@ -308,5 +293,12 @@ mod tests {
             Some("認証の方…")
         );
         assert_eq!(opening("one two three", 4).as_deref(), Some("one…"));
+        assert_eq!(opening("one two three", 6).as_deref(), Some("one…"));
+        assert_eq!(opening("one two three", 7).as_deref(), Some("one two…"));
+        assert_eq!(opening("onetwothree", 6).as_deref(), Some("onetwo…"));
+        assert_eq!(
+            opening("認証の 方式を決めた", 6).as_deref(),
+            Some("認証の…")
+        );
     }
 }

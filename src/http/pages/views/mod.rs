@@ -2,6 +2,7 @@
 //! page's, the privacy policy's, and the sentence a person reads for each refusal.
 
 mod app;
+mod clock;
 mod consent;
 mod privacy;
 mod refusals;
@@ -10,6 +11,7 @@ pub use app::{
     AppNotice, AppView, ConfirmPage, DisconnectPage, EntryView, MemoryPage, SignInPage, ThreadView,
     VersionView, heading, saved_by,
 };
+pub use clock::{Clock, OFFERED_ZONES};
 pub use consent::{Consent, Notice};
 pub use privacy::{FILE_POLICY, Privacy, PrivacyPage};
 pub use refusals::refusal;
