@@ -73,7 +73,7 @@ async fn a_version_no_longer_kept_is_refused_in_the_page_language(store: StoreKi
         "the model's message is not shown"
     );
     assert!(
-        page.contains(">second words</textarea>"),
+        page.contains(r#"id="profile-shown">second words</p>"#),
         "the current one is shown"
     );
     let api = [("mode", "profile"), ("version", "7")];

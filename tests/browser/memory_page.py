@@ -107,6 +107,10 @@ def search(page: Page, artifacts: Path) -> None:
     page.get_by_role("heading", name="The summaries closest to your search").wait_for()
     expect(shows(page, FORGET), f"searching {word!r} did not find {FORGET!r}")
     expect(not shows(page, KEEP), f"searching {word!r} found {KEEP!r} too")
+    # What was searched for first, the profile after it.
+    after = page.evaluate("""document.getElementById("memories").compareDocumentPosition(
+        document.getElementById("profile-heading")) & Node.DOCUMENT_POSITION_FOLLOWING""")
+    expect(after, "the profile comes before the search's results")
     view(page, artifacts, "search")
     # The result opens its whole thread, alone.
     page.get_by_role("listitem").filter(has_text=FORGET).get_by_role(
@@ -128,13 +132,21 @@ def forget_one(page: Page, base: str, artifacts: Path) -> None:
     expect(shows(page, KEEP), f"{KEEP!r} went too")
 
 
+def shown_profile(page: Page) -> str:
+    """The profile as the page shows it when not in its form."""
+    return page.get_by_role("region", name="Profile").locator("#profile-shown").inner_text()
+
+
 def edit_profile(page: Page, base: str) -> None:
+    """No profile yet: said so, with a link that opens the form; saved, it is shown as text."""
+    expect(shows(page, "No profile is saved yet."), "an empty profile is not said to be")
+    expect(page.get_by_label("Profile text").count() == 0, "the form is open unasked")
+    page.get_by_role("link", name="Write a profile").click()
     page.get_by_label("Profile text").fill(PROFILE)
     page.get_by_role("button", name="Save the profile").click()
     page.wait_for_url(f"{base}/app?done=profile")
     expect(page.get_by_role("status").inner_text() == "Profile saved.", "no word that it saved")
-    expect(page.get_by_label("Profile text").input_value() == PROFILE,
-           "the profile shown is not the one written")
+    expect(shown_profile(page) == PROFILE, "the profile shown is not the one written")
     writer = page.get_by_role("region", name="Profile").locator(".writer").inner_text()
     expect(writer == "saved by this page", f"the profile's writer is shown as {writer!r}")
 
@@ -144,6 +156,7 @@ def conflict_then_restore(page: Page, base: str, artifacts: Path) -> None:
     the box beside the assistant's text; they keep the assistant's, then restore version 1,
     the one they wrote, from the list of earlier versions."""
     rival = "written by an assistant meanwhile"
+    page.get_by_role("link", name="Edit the profile").click()
     answer = page.request.get(f"{base}/", params={"mode": "profile", "profile": rival},
                               headers={"Authorization": f"Bearer {TOKEN}"})
     expect(answer.status == 200, f"the assistant's rewrite answered {answer.status}")
@@ -163,7 +176,7 @@ def conflict_then_restore(page: Page, base: str, artifacts: Path) -> None:
     view(page, artifacts, "profile-conflict")
     page.get_by_role("link", name="Keep that version").click()
     page.wait_for_url(f"{base}/app#profile-heading")
-    expect(page.get_by_label("Profile text").input_value() == rival, "theirs was not kept")
+    expect(shown_profile(page) == rival, "theirs was not kept")
     versions = page.get_by_role("region", name="Profile").locator("details.versions")
     versions.locator("summary").click()
     first = versions.get_by_role("listitem").filter(has_text="version 1 ")
@@ -174,7 +187,7 @@ def conflict_then_restore(page: Page, base: str, artifacts: Path) -> None:
            "version 1 did not open in the box")
     page.get_by_role("button", name="Save the profile").click()
     page.wait_for_url(f"{base}/app?done=profile")
-    expect(page.get_by_label("Profile text").input_value() == PROFILE, "version 1 not restored")
+    expect(shown_profile(page) == PROFILE, "version 1 not restored")
 
 
 def forget_profile(page: Page, base: str, artifacts: Path) -> None:
@@ -186,7 +199,7 @@ def forget_profile(page: Page, base: str, artifacts: Path) -> None:
     page.get_by_role("button", name="Forget", exact=True).click()
     page.wait_for_url(f"{base}/app?done=profile_forgotten")
     expect(page.get_by_role("status").inner_text() == "Profile forgotten.", "no word of it")
-    expect(page.get_by_label("Profile text").input_value() == "", "the profile is still shown")
+    expect(shows(page, "No profile is saved yet."), "the profile is still shown")
 
 
 def disconnect(page: Page, base: str, artifacts: Path) -> None:

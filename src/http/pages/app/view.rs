@@ -29,6 +29,8 @@ pub(super) struct Shown {
     done: Option<String>,
     lang: Option<String>,
     zone: Option<String>,
+    /// `profile`: the profile in its form, to rewrite.
+    edit: Option<String>,
     version: Option<String>,
     /// One thread alone, as a search result links to it.
     thread: Option<String>,
@@ -43,6 +45,7 @@ pub(super) async fn show(
         done,
         lang,
         zone,
+        edit,
         version,
         thread,
     } = query.into_inner();
@@ -62,6 +65,7 @@ pub(super) async fn show(
             };
             let mut view = View {
                 notice,
+                editing: edit.as_deref() == Some("profile"),
                 thread: thread.filter(|id| !id.is_empty()),
                 ..View::default()
             };
@@ -156,6 +160,8 @@ pub(super) struct View<'a> {
     pub profile: Option<(String, u64)>,
     /// Whether `problem` is the profile form's, shown beside its box.
     pub at_profile: bool,
+    /// Whether the profile is asked for in its form.
+    pub editing: bool,
     /// The profile saved meanwhile, shown beside the person's refused rewrite.
     pub rival: Option<Profile>,
 }
@@ -209,6 +215,7 @@ impl View<'_> {
         // the profile. Every version kept: the current one last, the others listed.
         let mut versions = app.memory.profile_history(ns).await.or_unavailable(t)?;
         let current = versions.pop();
+        let shown_unsaved = self.profile.is_some() || self.rival.is_some();
         let (profile, profile_writer) = match (self.profile, current) {
             (Some(shown), _) => (shown, None),
             (None, Some(current)) => (
@@ -241,6 +248,8 @@ impl View<'_> {
             older,
             profile: profile.0,
             profile_version: profile.1,
+            // In its form when asked, and whenever the box holds what was not saved as it is.
+            editing: self.editing || shown_unsaved || profile_problem.is_some(),
             profile_writer,
             profile_problem,
             rival: self

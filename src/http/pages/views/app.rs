@@ -43,6 +43,8 @@ pub struct MemoryPage<'a> {
     pub profile: String,
     /// The version the profile form was read at: 0 for none.
     pub profile_version: u64,
+    /// Whether the profile is shown in its form, to rewrite, or as text with a link to do so.
+    pub editing: bool,
     /// Who saved the current profile, when it is the one shown and kioku recorded that.
     pub profile_writer: Option<String>,
     /// Why the profile form was refused, shown beside its box.
@@ -263,7 +265,7 @@ const CLIENT_ID_CHARS: usize = 8;
 /// Characters of a thread's newest summary its heading shows.
 const HEADING_CHARS: usize = 60;
 /// Characters of a summary shown before the rest is folded away.
-const FOLDED_CHARS: usize = 240;
+const FOLDED_CHARS: usize = 120;
 
 /// The first `chars` characters of `text` and an ellipsis, if it is longer than that: cut at
 /// the last space before, where one is in the second half ("the use…" read as a word), else
