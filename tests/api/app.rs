@@ -432,9 +432,10 @@ async fn the_page_shows_whole_what_a_load_would_cut() {
     assert!(asked.text().await.unwrap().contains(&"古".repeat(900)));
 }
 
-/// What helps a person scan the page: each thread headed by the start of its newest summary,
-/// a long summary folded to its start, the profile before the threads, the policy in the
-/// page's language, and no "connected apps" while OAuth is off and none is connected.
+/// What helps a person scan the page: each thread listed by the start of its newest summary,
+/// linking to its own page, where a long summary is folded to its start; the profile before
+/// the threads, the policy in the page's language, and no "connected apps" while OAuth is off
+/// and none is connected.
 #[tokio::test]
 async fn the_page_heads_threads_by_their_words_and_folds_long_summaries() {
     let (fresh, browser) = signed_in(StoreKind::Sqlite).await;
@@ -445,17 +446,23 @@ async fn the_page_heads_threads_by_their_words_and_folds_long_summaries() {
 
     let (status, page) = browser.get("/app?lang=en").await;
     assert_eq!(status, StatusCode::OK);
+    // Listed by its heading, linking to the thread's own page, which shows its summaries.
     let heading: String = long.chars().take(60).collect();
+    let link = format!(r#"<a href="/app?thread={thread}#memories">{heading}…</a>"#);
+    assert!(page.contains(&link), "{page}");
+    assert!(page.contains("2 summaries"), "{page}");
+    assert!(!page.contains("旅の計画を始めた"), "{page}");
+    let (_, alone) = browser.get(&format!("/app?thread={thread}")).await;
     assert!(
-        page.contains(&format!(r#"<h3 id="thread-1">{heading}…</h3>"#)),
-        "{page}"
+        alone.contains(&format!(r#"<h3 id="thread-1">{heading}…</h3>"#)),
+        "{alone}"
     );
     let folded: String = long.chars().take(120).collect();
     assert!(
-        page.contains(&format!(r#"<summary class="summary">{folded}…</summary>"#)),
-        "{page}"
+        alone.contains(&format!(r#"<summary class="summary">{folded}…</summary>"#)),
+        "{alone}"
     );
-    assert!(page.contains(r#"<p class="summary">旅の計画を始めた</p>"#));
+    assert!(alone.contains(r#"<p class="summary">旅の計画を始めた</p>"#));
     let profile = page.find(r#"id="profile-heading""#).unwrap();
     assert!(profile < page.find(r#"role="search""#).unwrap());
     assert!(page.contains(r#"href="/privacy?lang=en""#));

@@ -17,6 +17,7 @@ import os
 import re
 from datetime import datetime
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 from zoneinfo import ZoneInfo
 
 from playwright.sync_api import Browser, Page
@@ -59,14 +60,24 @@ def sign_in(page: Page, base: str, artifacts: Path) -> None:
     expect(shows(page, FORGET) and shows(page, KEEP) and shows(page, APP_SAVED),
            f"the threads saved through the API are not shown: {page.content()}")
     choose_zone(page, base, artifacts)
+    # Threads listed as links named by their newest summary's words (each here holds one),
+    # each opening the thread on a page of its own.
+    for summary in (FORGET, KEEP, APP_SAVED):
+        expect(page.get_by_role("link", name=summary, exact=True).count() == 1,
+               f"no thread is listed as {summary!r}")
+    view(page, artifacts, "memory")
+    open_thread(page, APP_SAVED)
     by_app = page.get_by_role("listitem").filter(has_text=APP_SAVED).locator(".writer")
     expect(by_app.inner_text() == f"saved by {APP}",
            f"the app's summary does not name it: {by_app.inner_text()!r}")
-    # Each thread is headed by its newest summary's words (each here holds one).
-    for summary in (FORGET, KEEP, APP_SAVED):
-        expect(page.get_by_role("heading", level=3, name=summary, exact=True).count() == 1,
-               f"no thread is headed {summary!r}")
-    view(page, artifacts, "memory")
+    expect(not shows(page, KEEP), "another thread is shown on a thread's page")
+    view(page, artifacts, "thread")
+    page.get_by_role("link", name="Show every thread").click()
+
+
+def open_thread(page: Page, heading: str) -> None:
+    page.get_by_role("link", name=heading, exact=True).click()
+    page.get_by_role("heading", name="This thread").wait_for()
 
 
 def written(stamp: str, zone: str, form: str) -> str:
@@ -115,12 +126,13 @@ def search(page: Page, artifacts: Path) -> None:
     # The result opens its whole thread, alone.
     page.get_by_role("listitem").filter(has_text=FORGET).get_by_role(
         "link", name=f"in the thread “{FORGET}”").click()
-    page.get_by_role("heading", name="One thread").wait_for()
+    page.get_by_role("heading", name="This thread").wait_for()
     expect(shows(page, FORGET) and not shows(page, KEEP), "the result's thread is not shown alone")
     page.get_by_role("link", name="Show every thread").click()
 
 
 def forget_one(page: Page, base: str, artifacts: Path) -> None:
+    open_thread(page, FORGET)
     item = page.get_by_role("listitem").filter(has_text=FORGET)
     item.get_by_role("button", name="Forget this summary").click()
     page.get_by_role("heading", name="Forget this for good?").wait_for()
@@ -226,8 +238,8 @@ def disconnect(page: Page, base: str, artifacts: Path) -> None:
 def csrf_less_post_refused(page: Page, base: str) -> None:
     """The browser's own cookies, a form without the page's CSRF token: refused, as a form
     another site posted would be."""
-    kept = page.get_by_role("listitem").filter(has_text=KEEP)
-    thread = kept.locator("input[name=thread_id]").input_value()
+    link = page.get_by_role("link", name=KEEP, exact=True).get_attribute("href")
+    thread = parse_qs(urlparse(link).query)["thread"][0]
     answer = page.request.post(f"{base}/app/forget",
                                form={"thread_id": thread, "confirm": "yes"}, max_redirects=0)
     expect(answer.status == 403, f"a CSRF-less forget answered {answer.status}")

@@ -103,6 +103,11 @@ pub struct ThreadView {
     pub heading: String,
     /// The days its shown summaries were saved on, first to last.
     pub dates: String,
+    /// Its newest summary's timestamp, and that time as the reader reads it.
+    pub newest: String,
+    pub newest_shown: String,
+    /// "3 summaries", of those shown.
+    pub count: String,
     pub entries: Vec<EntryView>,
 }
 
@@ -168,10 +173,18 @@ impl ThreadView {
                 .replace("{to}", &to),
             (_, to) => to.unwrap_or_default(),
         };
+        let newest = thread.entries.last().map(|e| e.timestamp.clone());
+        let count = match thread.entries.len() {
+            1 => t.app.one_summary.to_owned(),
+            n => t.app.summaries_count.replace("{n}", &n.to_string()),
+        };
         Self {
             id: thread.id.clone(),
             heading: heading(thread),
             dates,
+            newest_shown: newest.as_deref().map(|n| clock.time(n)).unwrap_or_default(),
+            newest: newest.unwrap_or_default(),
+            count,
             entries: thread
                 .entries
                 .iter()
