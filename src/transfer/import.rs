@@ -6,7 +6,9 @@ use std::io::BufRead;
 use chrono::{DateTime, TimeDelta, Utc};
 
 use super::{ProfileRecord, ThreadRecord, TransferError, counted};
-use crate::domain::{Entry, Namespace, Profile, Summary, ThreadId, Writer, check_profile};
+use crate::domain::{
+    Entry, Namespace, Profile, Summary, ThreadId, ValidationError, Writer, check_profile,
+};
 use crate::store::{Maintenance, StoreError};
 
 /// The longest texts an import takes, as a save and a profile rewrite take them.
@@ -158,7 +160,7 @@ fn parse_line(
         format!("not a thread record ({e}); expected {{\"namespace\",\"thread_id\",\"entries\"}}")
     })?;
     let ns = renames.apply(&record.namespace)?;
-    let thread = ThreadId::parse(&record.thread_id).map_err(|e| e.to_string())?;
+    let thread = ThreadId::parse(&record.thread_id).map_err(|e| in_file_terms(&e))?;
     let entries = record
         .entries
         .into_iter()
@@ -175,7 +177,7 @@ fn parse_line(
 /// [`past_time`].
 fn checked(entry: Entry, max_summary_chars: usize, now: DateTime<Utc>) -> Result<Entry, String> {
     let summary = Summary::parse(Some(entry.summary), max_summary_chars)
-        .map_err(|e| e.to_string())?
+        .map_err(|e| in_file_terms(&e))?
         .into_inner();
     past_time("timestamp", &entry.timestamp, now)?;
     Ok(Entry {
@@ -183,6 +185,29 @@ fn checked(entry: Entry, max_summary_chars: usize, now: DateTime<Utc>) -> Result
         timestamp: entry.timestamp,
         writer: Some(imported(entry.writer)?),
     })
+}
+
+/// Why a value of a line was refused, as someone fixing the file reads it: what is wrong with
+/// it, without what an API caller is told to send instead.
+fn in_file_terms(refusal: &ValidationError) -> String {
+    match refusal {
+        ValidationError::InvalidThreadId(problem) => {
+            format!("`thread_id` {problem}: a line names its thread by the id an export wrote")
+        }
+        ValidationError::Blank(field) => {
+            format!("`{field}` is blank: there is nothing to keep; remove it from the line")
+        }
+        ValidationError::TooLong {
+            field,
+            actual,
+            limit,
+        } => format!(
+            "`{field}` is {actual} characters long; this server keeps at most {limit} \
+             (KIOKU_MAX_{}_CHARS)",
+            field.to_string().to_uppercase()
+        ),
+        other => other.to_string(),
+    }
 }
 
 /// Who wrote what is imported: the writer its export recorded, or the import itself.
@@ -206,7 +231,7 @@ fn checked_version(
     now: DateTime<Utc>,
 ) -> Result<Profile, String> {
     let fail = |reason: String| format!("profile version {}: {reason}", version.version);
-    check_profile(&version.profile, max_chars).map_err(|e| fail(e.to_string()))?;
+    check_profile(&version.profile, max_chars).map_err(|e| fail(in_file_terms(&e)))?;
     if version.version == 0 {
         return Err(fail("versions are numbered from 1.".into()));
     }

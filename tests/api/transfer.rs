@@ -167,13 +167,16 @@ async fn bad_lines_are_reported_and_the_good_ones_imported() {
         "bad lines make the exit status a failure"
     );
     let stderr = String::from_utf8(output.stderr).unwrap();
+    // In a file's terms: nothing an API caller is told to send.
+    assert!(!stderr.contains("Send the thread_id"), "{stderr}");
+    assert!(!stderr.contains("save again"), "{stderr}");
     for reported in [
         "line 2: not a JSON object",
-        "line 3: `thread_id` must not contain `/`",
+        "line 3: `thread_id` must not contain `/`: a line names its thread by the id an export wrote",
         "line 5: entry 2: `summary` contains the control character U+202E",
         "line 6: entry 1: `timestamp` 2999-01-01T00:00:00Z is in the future",
         "line 7: entry 1: `timestamp` \"2025-08-19 morning\" is not an RFC 3339 time",
-        "line 8: entry 1: `summary` is 101 characters long; the limit is 100.",
+        "line 8: entry 1: `summary` is 101 characters long; this server keeps at most 100 (KIOKU_MAX_SUMMARY_CHARS)",
         "line 10: profile version 1: `profile` contains the control character U+202E",
     ] {
         assert!(stderr.contains(reported), "{reported}: {stderr}");
