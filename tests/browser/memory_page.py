@@ -1,17 +1,19 @@
-"""The memory page (/app) in Chromium, as its person uses it: sign in with a token (by keyboard),
-see a thread saved through the API, headed by its words, search and open a result's thread,
-forget one summary after confirming, edit the
-profile, keep a draft through an assistant's rewrite, restore an earlier version and forget the
-profile, see which
-app saved a summary, disconnect that app and forget what it saved, and sign
-out, after which the old cookie opens nothing. A form posted
-without its CSRF token, one whose token was changed, and a framed page are refused. Each view
-passes axe-core and is screenshot at a phone's and a desktop's width. Run by tests/api/browser.rs, which saved the memories and connected the
-app first and checks the store afterwards: memory_page.py --base-url URL --artifacts DIR, with
+"""The memory page (/app) in Chromium, as its person uses it: sign in with a token (by
+keyboard); see the threads saved through the API listed by their words; pick a time zone
+(kept; an unknown one refused); open a thread on its own page and see which app saved a
+summary; search and open a result's thread; forget one summary after confirming (its thread's
+link then says it is gone); meet a mistyped path in Japanese; write the profile, keep a draft
+through a rewrite made meanwhile (shown with who saved it and when), restore an earlier
+version (listed with its time and writer) and forget the profile; tell two apps of one name
+apart, disconnect the one that saved and forget what it saved; and sign out, after which the
+old cookie opens nothing. A form posted without its CSRF token, one whose token was changed,
+and a framed page are refused. Each view passes axe-core and is screenshot at a phone's and a
+desktop's width. Run by tests/api/browser.rs, which saved the memories and connected the apps
+first and checks the store afterwards: memory_page.py --base-url URL --artifacts DIR, with
 KIOKU_PAGE_TOKEN, KIOKU_PAGE_FORGET (the summary to forget), KIOKU_PAGE_KEEP (one to keep, which
 the search must not find), KIOKU_PAGE_PROFILE (the profile to write), KIOKU_PAGE_APP (the
-connected app's name), KIOKU_PAGE_APP_SAVED (the summary it saved) and KIOKU_PAGE_NAMESPACE (the
-token's label) in the environment."""
+connected apps' name), KIOKU_PAGE_APP_SAVED (the summary the first saved) and
+KIOKU_PAGE_NAMESPACE (the token's label) in the environment."""
 
 import os
 import re
@@ -131,7 +133,15 @@ def search(page: Page, artifacts: Path) -> None:
     page.get_by_role("link", name="Show every thread").click()
 
 
-def forget_one(page: Page, base: str, artifacts: Path) -> None:
+def thread_of(page: Page, heading: str) -> str:
+    """The id of the thread listed as `heading`, from its link."""
+    link = page.get_by_role("link", name=heading, exact=True).get_attribute("href")
+    return parse_qs(urlparse(link).query)["thread"][0]
+
+
+def forget_one(page: Page, base: str, artifacts: Path) -> str:
+    """Forgets FORGET's summary, alone in its thread: returns that thread's id."""
+    thread = thread_of(page, FORGET)
     open_thread(page, FORGET)
     item = page.get_by_role("listitem").filter(has_text=FORGET)
     item.get_by_role("button", name="Forget this summary").click()
@@ -142,6 +152,25 @@ def forget_one(page: Page, base: str, artifacts: Path) -> None:
     page.wait_for_url(f"{base}/app?done=forgotten")
     expect(not shows(page, FORGET), f"{FORGET!r} is still shown after forgetting it")
     expect(shows(page, KEEP), f"{KEEP!r} went too")
+    return thread
+
+
+def stale_link_and_mistyped_path(page: Page, base: str, artifacts: Path, gone: str) -> None:
+    """A link to a thread forgotten since says so and shows the rest; a path under /app that
+    is no page says so in the person's language (Japanese here), with the way back."""
+    page.goto(f"{base}/app?thread={gone}")
+    notice = page.get_by_role("status").inner_text()
+    expect(notice == "That thread is no longer in your memory. Here is the rest of it.",
+           f"a stale thread link says {notice!r}")
+    expect(shows(page, KEEP), "a stale thread link does not show the rest")
+    view(page, artifacts, "stale-thread")
+    page.goto(f"{base}/app?lang=ja")
+    answer = page.goto(f"{base}/app/memroy")
+    expect(answer is not None and answer.status == 404, "a mistyped path is not 404")
+    expect(shows(page, "そのようなページはありません。記憶のページは /app です。"),
+           f"a mistyped path in Japanese: {page.content()}")
+    view(page, artifacts, "no-such-page-ja")
+    page.goto(f"{base}/app?lang=en")
 
 
 def shown_profile(page: Page) -> str:
@@ -238,8 +267,7 @@ def disconnect(page: Page, base: str, artifacts: Path) -> None:
 def csrf_less_post_refused(page: Page, base: str) -> None:
     """The browser's own cookies, a form without the page's CSRF token: refused, as a form
     another site posted would be."""
-    link = page.get_by_role("link", name=KEEP, exact=True).get_attribute("href")
-    thread = parse_qs(urlparse(link).query)["thread"][0]
+    thread = thread_of(page, KEEP)
     answer = page.request.post(f"{base}/app/forget",
                                form={"thread_id": thread, "confirm": "yes"}, max_redirects=0)
     expect(answer.status == 403, f"a CSRF-less forget answered {answer.status}")
@@ -281,7 +309,7 @@ def scenario(browser: Browser, base: str, artifacts: Path) -> None:
     errors = console_errors(page)
     sign_in(page, base, artifacts)
     search(page, artifacts)
-    forget_one(page, base, artifacts)
+    forgotten = forget_one(page, base, artifacts)
     edit_profile(page, base)
     disconnect(page, base, artifacts)
     csrf_less_post_refused(page, base)
@@ -298,6 +326,7 @@ def scenario(browser: Browser, base: str, artifacts: Path) -> None:
     # Before the refusals, which the browser logs as failed loads, rightly.
     expect(not errors, f"the page logged errors: {errors}")
     unknown_zone_refused(page, base)
+    stale_link_and_mistyped_path(page, base, artifacts, forgotten)
     conflict_then_restore(page, base, artifacts)
     forget_profile(page, base, artifacts)
     tampered_form_refused(page, artifacts)
