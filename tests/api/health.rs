@@ -30,6 +30,7 @@ async fn public_pages_answer_head_as_get() {
         "/prompt?lang=en",
         "/privacy",
         "/assets/page.css",
+        "/assets/zone.js",
         "/app",
     ] {
         let get = app.path(path).send().await.unwrap();

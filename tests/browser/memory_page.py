@@ -34,6 +34,7 @@ PROFILE = os.environ["KIOKU_PAGE_PROFILE"]
 APP = os.environ["KIOKU_PAGE_APP"]
 APP_SAVED = os.environ["KIOKU_PAGE_APP_SAVED"]
 NS = os.environ["KIOKU_PAGE_NAMESPACE"]
+BROWSER_ZONE = "Europe/Berlin"
 
 
 def view(page: Page, artifacts: Path, name: str) -> None:
@@ -94,6 +95,12 @@ def choose_zone(page: Page, base: str, artifacts: Path) -> None:
     english = "%b %-d, %Y, %-I:%M %p"
     expect(time.inner_text() == written(stamp, "Asia/Tokyo", english),
            f"{time.inner_text()!r} is not {stamp} in Tokyo, in English")
+    offer = page.locator("#zone-offer")
+    expect(offer.is_visible() and offer.inner_text()
+           == f"Your browser is in {BROWSER_ZONE}: show times there",
+           f"the browser's zone is not offered: {offer.inner_text()!r}")
+    expect(offer.get_by_role("link").get_attribute("href")
+           == f"/app?zone={BROWSER_ZONE.replace('/', '%2F')}", "the offer links elsewhere")
     page.get_by_text("Times in Asia/Tokyo").click()
     page.get_by_label("Time zone, as in America/New_York").fill("America/New_York")
     page.get_by_role("button", name="Show times in it").click()
@@ -102,6 +109,7 @@ def choose_zone(page: Page, base: str, artifacts: Path) -> None:
     expect(time.inner_text() == written(stamp, "America/New_York", english),
            f"the zone chosen is not kept: {time.inner_text()!r}")
     expect(shows(page, "Times in America/New_York"), "the zone shown is not the one chosen")
+    expect(page.locator("#zone-offer").count() == 0, "a zone is offered once one was chosen")
 
 
 def unknown_zone_refused(page: Page, base: str) -> None:
@@ -305,7 +313,8 @@ def sign_out(page: Page, base: str) -> None:
 
 
 def scenario(browser: Browser, base: str, artifacts: Path) -> None:
-    page = browser.new_page()
+    # A browser in a zone neither the server's nor the one the person picks.
+    page = browser.new_page(timezone_id=BROWSER_ZONE)
     errors = console_errors(page)
     sign_in(page, base, artifacts)
     search(page, artifacts)

@@ -26,12 +26,16 @@ pub use views::Privacy;
 
 /// The pages' one stylesheet, so the content security policy needs no inline style.
 const STYLESHEET: &str = include_str!("../../../templates/page.css");
+/// The memory page's one script, which offers the browser's time zone: a file, so that the
+/// page's policy runs scripts from this server alone and none inline.
+const ZONE_SCRIPT: &str = include_str!("../../../templates/zone.js");
 
 /// The pages' routes; first in the table, as the memory page takes `/` from a browser that
 /// asks for a page before the API does.
 pub fn register(cfg: &mut web::ServiceConfig) {
     app::register(cfg);
     cfg.route("/assets/page.css", get_or_head().to(stylesheet))
+        .route("/assets/zone.js", get_or_head().to(zone_script))
         .route("/privacy", get_or_head().to(privacy::privacy))
         .service(
             web::resource(AUTHORIZE_PATH)
@@ -47,9 +51,17 @@ pub fn register(cfg: &mut web::ServiceConfig) {
 }
 
 async fn stylesheet() -> HttpResponse {
+    asset("text/css; charset=utf-8", STYLESHEET)
+}
+
+async fn zone_script() -> HttpResponse {
+    asset("text/javascript; charset=utf-8", ZONE_SCRIPT)
+}
+
+fn asset(content_type: &str, body: &'static str) -> HttpResponse {
     HttpResponse::Ok()
-        .content_type("text/css; charset=utf-8")
+        .content_type(content_type)
         .insert_header((header::CACHE_CONTROL, "public, max-age=3600"))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .body(STYLESHEET)
+        .body(body)
 }

@@ -11,7 +11,22 @@ use super::views::Notice;
 
 /// A rendered page, with `status`; its forms may post only to this server and to
 /// `form_targets` (where this server redirects them next: CSP's `form-action` covers redirects).
+/// It runs no script.
 pub fn page(status: StatusCode, page: &impl Template, form_targets: &[String]) -> HttpResponse {
+    rendered(status, page, form_targets, "")
+}
+
+/// A rendered page that runs this server's own script files, and nothing inline.
+pub fn page_with_scripts(status: StatusCode, page: &impl Template) -> HttpResponse {
+    rendered(status, page, &[], " script-src 'self';")
+}
+
+fn rendered(
+    status: StatusCode,
+    page: &impl Template,
+    form_targets: &[String],
+    scripts: &str,
+) -> HttpResponse {
     let html = match page.render() {
         Ok(html) => html,
         Err(err) => {
@@ -20,7 +35,7 @@ pub fn page(status: StatusCode, page: &impl Template, form_targets: &[String]) -
         }
     };
     let csp = format!(
-        "default-src 'none'; style-src 'self'; form-action 'self'{}; frame-ancestors 'none'; base-uri 'none'",
+        "default-src 'none'; style-src 'self';{scripts} form-action 'self'{}; frame-ancestors 'none'; base-uri 'none'",
         form_targets
             .iter()
             .map(|t| format!(" {t}"))

@@ -63,6 +63,11 @@ pub(super) fn render(status: StatusCode, page: &impl Template) -> HttpResponse {
     respond::page(status, page, &[])
 }
 
+/// The memory page itself, which runs its zone script.
+pub(super) fn render_memory(status: StatusCode, page: &impl Template) -> HttpResponse {
+    respond::page_with_scripts(status, page)
+}
+
 /// A memory operation's refusal as the page shows it: the API's status for it, and the
 /// sentence for a person, in the page's language.
 pub(super) fn refused(

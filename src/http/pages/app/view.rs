@@ -8,7 +8,7 @@ use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use chrono_tz::Tz;
 use serde::Deserialize;
 
-use super::answer::{language, refused, render, sign_in_page, switch_url};
+use super::answer::{language, refused, render_memory, sign_in_page, switch_url};
 use super::error::{OrUnavailable, PageError};
 use super::visit::{Visit, posted};
 use crate::domain::{Namespace, Profile};
@@ -70,7 +70,10 @@ pub(super) async fn show(
                 ..View::default()
             };
             match &zone {
-                Some(Ok(chosen)) => visit.clock = Clock::new(t, *chosen),
+                Some(Ok(chosen)) => {
+                    visit.clock = Clock::new(t, *chosen);
+                    visit.zone_chosen = true;
+                }
                 Some(Err(_)) => {
                     view.problem = Some((StatusCode::BAD_REQUEST, t.app.unknown_zone));
                 }
@@ -259,11 +262,12 @@ impl View<'_> {
                 .map(|earlier| VersionView::new(t, &visit.clock, earlier))
                 .collect(),
             zone: visit.clock.zone.name().to_owned(),
+            zone_chosen: visit.zone_chosen,
             zones: &OFFERED_ZONES,
             show_apps: app.oauth.is_some() || !apps.is_empty(),
             apps,
         };
-        Ok(render(status, &page))
+        Ok(render_memory(status, &page))
     }
 }
 

@@ -24,6 +24,8 @@ pub(super) struct Visit {
     pub(super) t: &'static Text,
     /// How times are written for them: in the zone they chose, else the server's.
     pub(super) clock: Clock,
+    /// Whether they chose it.
+    pub(super) zone_chosen: bool,
 }
 
 impl Visit {
@@ -59,10 +61,14 @@ impl Visit {
         };
         // The request log names the namespace, as for the API.
         req.extensions_mut().insert(session.namespace.clone());
-        let zone =
-            (jar.zone().and_then(|zone| zone.parse().ok())).unwrap_or(app.memory.rules().timezone);
-        let clock = Clock::new(t, zone);
-        Ok(Self { session, t, clock })
+        let chosen = jar.zone().and_then(|zone| zone.parse().ok());
+        let clock = Clock::new(t, chosen.unwrap_or(app.memory.rules().timezone));
+        Ok(Self {
+            session,
+            t,
+            clock,
+            zone_chosen: chosen.is_some(),
+        })
     }
 
     /// The posted form, read once, if it can be read and carries this session's CSRF token;

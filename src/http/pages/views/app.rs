@@ -32,6 +32,8 @@ pub struct MemoryPage<'a> {
     /// The zone times are written in, and the zones offered to pick instead.
     pub zone: String,
     pub zones: &'static [&'static str],
+    /// Whether the person picked the zone: until they do, the page offers their browser's.
+    pub zone_chosen: bool,
     /// The search shown, if the view is one.
     pub query: Option<String>,
     /// Whether one thread is shown alone (a search result's link), not every thread.
