@@ -90,6 +90,7 @@ pub struct AppText {
     /// name.
     pub saved_by: &'static str,
     pub by_token: &'static str,
+    pub by_local_token: &'static str,
     pub by_page: &'static str,
     pub by_import: &'static str,
     pub export_heading: &'static str,
@@ -178,6 +179,7 @@ pub static EN: AppText = AppText {
     disconnected_forgotten: "Disconnected, and the summaries that app saved are forgotten.",
     saved_by: "saved by {writer}",
     by_token: "API token {label}",
+    by_local_token: "the API token kioku generated",
     by_page: "this page",
     by_import: "an import",
     export_heading: "Download your memory",
@@ -266,6 +268,7 @@ pub static JA: AppText = AppText {
     disconnected_forgotten: "接続を解除し、そのアプリが保存した要約を忘れました。",
     saved_by: "保存元: {writer}",
     by_token: "API トークン {label}",
+    by_local_token: "kioku が作った API トークン",
     by_page: "このページ",
     by_import: "取り込み",
     export_heading: "記憶をダウンロード",

@@ -4,6 +4,7 @@
 use askama::Template;
 
 use super::Clock;
+use crate::credentials::LOCAL_NAMESPACE;
 use crate::domain::{Entry, Profile, Thread, Writer};
 use crate::http::pages::Text;
 use crate::oauth::connected::ConnectedApp;
@@ -232,6 +233,8 @@ impl EntryView {
 pub fn saved_by(t: &Text, writer: &Writer) -> String {
     let who = match writer {
         Writer::App { name, .. } => name.clone(),
+        // The generated token's namespace is named by no one: said for what it is.
+        Writer::Token { label } if label == LOCAL_NAMESPACE => t.app.by_local_token.to_owned(),
         Writer::Token { label } => t.app.by_token.replace("{label}", label),
         Writer::Page => t.app.by_page.to_owned(),
         Writer::Import => t.app.by_import.to_owned(),
@@ -301,6 +304,19 @@ fn opening(text: &str, chars: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_is_named_by_its_label_but_the_generated_one_for_what_it_is() {
+        let en = &crate::http::pages::text::EN;
+        let token = |label: &str| Writer::Token {
+            label: label.into(),
+        };
+        assert_eq!(saved_by(en, &token("mygpt")), "saved by API token mygpt");
+        assert_eq!(
+            saved_by(en, &token(LOCAL_NAMESPACE)),
+            "saved by the API token kioku generated"
+        );
+    }
 
     #[test]
     fn only_a_text_longer_than_the_opening_is_cut() {
