@@ -304,7 +304,7 @@ mod tests {
             (entry("  ", "2025-08-19T00:00:00Z"), "blank"),
             (
                 entry(&"x".repeat(11), "2025-08-19T00:00:00Z"),
-                "limit is 10",
+                "keeps at most 10",
             ),
             (entry("s", "yesterday"), "not an RFC 3339 time"),
             (entry("s", "2025-08-19T09:05:01+09:00"), "in the future"),
