@@ -19,7 +19,7 @@ fn sentences_alike_in_meaning_are_closer_than_those_alike_in_words() {
     for (precision, within) in [(Precision::F32, 0.002), (Precision::Int8, 0.01)] {
         let model = Model::load_as(&model_dir, precision).unwrap();
         assert_eq!(model.dimension(), 384);
-        let embed = |text: &str| model.embed(text).unwrap();
+        let embed = |text: &str| model.embed(text).unwrap().vector;
         let food = embed("A man is eating food.");
         let bread = embed("A man is eating a piece of bread.");
         let baby = embed("The girl is carrying a baby.");
@@ -131,7 +131,7 @@ fn assert_vectors_of_candles_bert(model_dir: &std::path::Path, prompt: &str, tex
     for (precision, least) in [(Precision::F32, 0.99999), (Precision::Int8, 0.998)] {
         let model = Model::load_as(model_dir, precision).unwrap();
         for (text, expected) in texts.iter().zip(&expected) {
-            let ours = model.embed(text).unwrap();
+            let ours = model.embed(text).unwrap().vector;
             let cosine: f32 = ours.values().iter().zip(expected).map(|(a, b)| a * b).sum();
             assert!(cosine > least, "{precision}: {cosine} for {text}");
         }
@@ -146,7 +146,10 @@ fn a_text_the_vocabulary_lacks_pieces_of_is_not_embedded_to_rank_by() {
     };
     let model = Model::load(&model_dir).unwrap();
     let whole = model.embed_if_read_whole("How is my knee doing?").unwrap();
-    assert_eq!(whole, Some(model.embed("How is my knee doing?").unwrap()));
+    assert_eq!(
+        whole,
+        Some(model.embed("How is my knee doing?").unwrap().vector)
+    );
     assert_eq!(
         model.embed_if_read_whole("梅雨とは何季の一種か？").unwrap(),
         None
@@ -171,11 +174,14 @@ fn a_text_spelled_a_character_at_a_time_is_not_read_whole() {
     );
     assert!(!model.reads_whole(question));
     assert_eq!(model.embed_if_read_whole(question).unwrap(), None);
+    // A summary's vector says the same, from the one tokenizing that made it.
+    assert!(!model.embed(question).unwrap().read_whole);
     for english in [
         "When did John run the 5K for charity?",
         "What is a GF, tp or BPP?",
     ] {
         assert!(model.reads_whole(english), "{english}");
+        assert!(model.embed(english).unwrap().read_whole, "{english}");
     }
 }
 
@@ -260,19 +266,24 @@ fn a_multilingual_model_reads_japanese_by_meaning() {
             "膝の調子はどう？",
         ] {
             assert!(model.reads_whole(japanese), "{precision}: {japanese}");
+            // After the passage prompt, as a summary is read, the same.
+            assert!(model.embed(japanese).unwrap().read_whole, "{precision}");
         }
         assert!(!model.reads_whole("𠮷野家"), "a piece the vocabulary lacks");
+        assert!(!model.embed("𠮷野家").unwrap().read_whole, "{precision}");
         let ask = |q: &str| model.embed_if_read_whole(q).unwrap().unwrap();
         let knee = ask("膝の調子はどう？");
         let rehab = model
             .embed("靭帯の手術の後、週に二回リハビリに通っている。腫れは引いてきた。")
-            .unwrap();
+            .unwrap()
+            .vector;
         let trip = model
             .embed("秋の旅行に嵐山の近くの旅館を予約した。")
-            .unwrap();
+            .unwrap()
+            .vector;
         assert!(knee.cosine(&rehab) > knee.cosine(&trip), "{precision}");
         // A question is read after `query: `, a summary after `passage: `.
-        let as_summary = model.embed("膝の調子はどう？").unwrap();
+        let as_summary = model.embed("膝の調子はどう？").unwrap().vector;
         assert_ne!(knee, as_summary, "{precision}");
         assert!(knee.cosine(&as_summary) > 0.9, "{precision}");
         let english = ask("How is my knee doing?");

@@ -28,8 +28,8 @@ pub async fn backfill(
         after = Some(last.key.clone());
         let mut vectors = Vec::with_capacity(batch.len());
         for entry in batch {
-            if let Some(vector) = embeddings.embed(&entry.summary).await {
-                vectors.push((entry.key, vector));
+            if let Some(summary) = embeddings.embed(&entry.summary).await {
+                vectors.push((entry.key, summary.embedded));
             }
         }
         stored += store.put_vectors(&vectors).await?;

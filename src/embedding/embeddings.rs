@@ -6,8 +6,15 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
-use super::{EmbeddingError, Model, measured};
+use super::{EmbeddingError, Model, Passage, measured};
 use crate::domain::{Embedded, ModelId, Vector};
+
+/// A summary's vector as kioku stores it, and whether the model reads all of the summary (see
+/// [`Passage`]).
+pub struct EmbeddedSummary {
+    pub embedded: Embedded,
+    pub read_whole: bool,
+}
 
 /// Cheap to clone: every clone shares the model and its cores.
 #[derive(Clone)]
@@ -44,32 +51,39 @@ impl Embeddings {
         self.model.dimension()
     }
 
-    /// A summary's vector, or `None` when the model failed: the save then stores its entry
-    /// without one, and the backfill embeds it later.
-    pub async fn embed(&self, text: &str) -> Option<Embedded> {
-        self.run(text, |model, text| model.embed(text).map(Some))
+    /// A summary's vector, and whether the model reads all of it; `None` when the model
+    /// failed: the save then stores its entry without one, and the backfill embeds it later.
+    pub async fn embed(&self, text: &str) -> Option<EmbeddedSummary> {
+        let passage = self.run(text, |model, text| model.embed(text).map(Some));
+        passage
             .await
+            .map(|Passage { vector, read_whole }| EmbeddedSummary {
+                embedded: self.embedded(vector),
+                read_whole,
+            })
     }
 
     /// A question's vector, to rank by: `None` also when the model cannot read all of it
     /// ([`Model::embed_if_read_whole`]); the search then ranks by words alone, as it would
     /// without a model.
     pub async fn embed_question(&self, text: &str) -> Option<Embedded> {
-        self.run(text, Model::embed_if_read_whole).await
+        let vector = self.run(text, Model::embed_if_read_whole).await;
+        vector.map(|vector| self.embedded(vector))
     }
 
-    /// Whether the model reads all of `text`: none of it becomes the unknown token. Only
-    /// tokenizes, which takes well under a millisecond for a summary.
-    pub fn reads_whole(&self, text: &str) -> bool {
-        self.model.reads_whole(text)
+    fn embedded(&self, vector: Vector) -> Embedded {
+        Embedded {
+            model: self.model.id().clone(),
+            vector,
+        }
     }
 
-    /// `work`'s vector of the text, on the blocking pool. A failure is logged, never the text.
-    async fn run(
+    /// `work`'s answer for the text, on the blocking pool. A failure is logged, never the text.
+    async fn run<T: Send + 'static>(
         &self,
         text: &str,
-        work: fn(&Model, &str) -> Result<Option<Vector>, EmbeddingError>,
-    ) -> Option<Embedded> {
+        work: fn(&Model, &str) -> Result<Option<T>, EmbeddingError>,
+    ) -> Option<T> {
         let (model, cores, text) = (
             Arc::clone(&self.model),
             Arc::clone(&self.cores),
@@ -86,10 +100,7 @@ impl Embeddings {
             .ok()
         };
         match work.await {
-            Some(Ok(vector)) => vector.map(|vector| Embedded {
-                model: self.model.id().clone(),
-                vector,
-            }),
+            Some(Ok(answer)) => answer,
             Some(Err(err)) => {
                 let cause = std::error::Error::source(&err).map(ToString::to_string);
                 tracing::warn!(error = %err, cause, "embedding failed");

@@ -18,6 +18,6 @@ mod words;
 
 pub use backfill::backfill;
 pub use bert::Precision;
-pub use embeddings::Embeddings;
+pub use embeddings::{EmbeddedSummary, Embeddings};
 pub use error::EmbeddingError;
-pub use model::Model;
+pub use model::{Model, Passage};

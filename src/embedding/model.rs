@@ -23,6 +23,14 @@ use crate::domain::{ModelId, Vector};
 /// what sentence-transformers' MiniLM models read.
 const DEFAULT_MAX_TOKENS: usize = 256;
 
+/// A summary's vector, and whether the model reads all of the summary: a vector of text it
+/// cannot read says little of it, so such a vector ranks but is not compared for a near repeat.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Passage {
+    pub vector: Vector,
+    pub read_whole: bool,
+}
+
 pub struct Model {
     tokenizer: Tokenizer,
     bert: Bert,
@@ -121,23 +129,31 @@ impl Model {
     }
 
     /// The vector of a text to be found (a summary), after the model's passage prompt: read
-    /// whole, the mean of its windows' vectors when it is longer than the model reads at once.
-    pub fn embed(&self, text: &str) -> Result<Vector, EmbeddingError> {
+    /// whole, the mean of its windows' vectors when it is longer than the model reads at once;
+    /// and whether the model [reads all of it](Self::reads_whole), told from the same
+    /// tokenizing (the prompt is the model's own words, which it reads).
+    pub fn embed(&self, text: &str) -> Result<Passage, EmbeddingError> {
         let prompt = &self.prompts.passage;
-        let encoding = self.encode(&format!("{prompt}{text}"))?;
+        let prompted = format!("{prompt}{text}");
+        let encoding = self.encode(&prompted)?;
+        let read_whole = self.read_whole(&prompted, &encoding);
         let windows = framed(&encoding, prompt.len()).windows(self.max_tokens);
-        if let [whole] = &windows[..] {
-            return self.forward(whole);
-        }
-        let mut sum = vec![0.0; self.dimension];
-        for window in &windows {
-            let vector = self.forward(window)?;
-            sum.iter_mut()
-                .zip(vector.values())
-                .for_each(|(sum, v)| *sum += v);
-        }
-        Vector::unit(sum)
-            .ok_or_else(|| EmbeddingError::Inference("the windows' vectors cancel out".into()))
+        let vector = match &windows[..] {
+            [whole] => self.forward(whole)?,
+            _ => {
+                let mut sum = vec![0.0; self.dimension];
+                for window in &windows {
+                    let vector = self.forward(window)?;
+                    sum.iter_mut()
+                        .zip(vector.values())
+                        .for_each(|(sum, v)| *sum += v);
+                }
+                Vector::unit(sum).ok_or_else(|| {
+                    EmbeddingError::Inference("the windows' vectors cancel out".into())
+                })?
+            }
+        };
+        Ok(Passage { vector, read_whole })
     }
 
     /// The vector of a question, after the model's query prompt, or `None` if the model

@@ -24,7 +24,7 @@ use std::time::Duration;
 use chrono_tz::Tz;
 
 use crate::domain::{Embedded, Retention};
-use crate::embedding::Embeddings;
+use crate::embedding::{EmbeddedSummary, Embeddings};
 use crate::store::{MemoryStore, TimeLimit};
 use turns::Turns;
 
@@ -79,7 +79,7 @@ impl Memory {
     }
 
     /// A summary's vector, when a model is set and answers in time.
-    async fn embed(&self, summary: &str) -> Option<Embedded> {
+    async fn embed(&self, summary: &str) -> Option<EmbeddedSummary> {
         let embeddings = self.embeddings.as_ref()?;
         self.embedding_in_time(embeddings.embed(summary)).await
     }
@@ -94,23 +94,13 @@ impl Memory {
     /// `embedding`, given a quarter of the operation's time limit: the rest is kept for the
     /// store, so that a busy model costs a save its vector (the backfill embeds it later) or a
     /// search its ranking by meaning, never the answer.
-    async fn embedding_in_time(
-        &self,
-        embedding: impl Future<Output = Option<Embedded>>,
-    ) -> Option<Embedded> {
+    async fn embedding_in_time<T>(&self, embedding: impl Future<Output = Option<T>>) -> Option<T> {
         let share: Duration = self.limit.duration() / 4;
         let embedded = tokio::time::timeout(share, embedding).await;
         embedded.unwrap_or_else(|_| {
             tracing::warn!(limit_ms = share.as_millis() as u64, "embedding timed out");
             None
         })
-    }
-
-    /// Whether the model reads all of `text` (see [`Embeddings::reads_whole`]).
-    fn reads_whole(&self, text: &str) -> bool {
-        self.embeddings
-            .as_ref()
-            .is_some_and(|embeddings| embeddings.reads_whole(text))
     }
 
     pub fn rules(&self) -> &Rules {

@@ -7,9 +7,9 @@ use utoipa::ToSchema;
 
 use super::{Memory, MemoryError};
 use crate::domain::{
-    Caller, Embedded, Entry, Namespace, REPEAT_WINDOW_MICROS, Summary, ThreadId, entry_micros,
-    nearly_repeats,
+    Caller, Entry, Namespace, REPEAT_WINDOW_MICROS, Summary, ThreadId, entry_micros, nearly_repeats,
 };
+use crate::embedding::EmbeddedSummary;
 use crate::error_chain::ErrorChain;
 use crate::store::{Dropped, SaveOutcome};
 
@@ -41,12 +41,13 @@ impl Memory {
                     Some(_) => self.turns.take(ns).await,
                     None => None,
                 };
-                let vector = self.embed(&entry.summary).await;
+                let embedded = self.embed(&entry.summary).await;
                 // A thread the save begins holds nothing to be near.
-                let similar_to = match &vector {
-                    Some(vector) if named => self.similar_to(ns, &thread, &entry, vector).await,
+                let similar_to = match &embedded {
+                    Some(summary) if named => self.similar_to(ns, &thread, &entry, summary).await,
                     _ => None,
                 };
+                let vector = embedded.map(|summary| summary.embedded);
                 let SaveOutcome {
                     dropped,
                     thread_count,
@@ -97,12 +98,13 @@ impl Memory {
         ns: &Namespace,
         thread: &ThreadId,
         entry: &Entry,
-        vector: &Embedded,
+        summary: &EmbeddedSummary,
     ) -> Option<String> {
         let threshold = self.embeddings.as_ref()?.similar_cosine()?;
-        if !self.reads_whole(&entry.summary) {
+        if !summary.read_whole {
             return None;
         }
+        let vector = &summary.embedded;
         let since = entry_micros(&entry.timestamp).saturating_sub(REPEAT_WINDOW_MICROS);
         let recent = self
             .store
