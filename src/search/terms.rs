@@ -4,13 +4,15 @@
 //! lowercase) and split by ICU4X's word segmenter with its compiled-in dictionary, which finds
 //! words in Japanese and Chinese where no spaces separate them. English words lose common
 //! function words and are stemmed (Snowball), so `memories` finds `memory`; words with digits
-//! or `_` (versions, identifiers) stay whole. CJK text also gives character bigrams over each
+//! or `_` (versions, identifiers) stay whole. CJK text gives character bigrams over each
 //! unbroken run of kanji, katakana or hangul, crossing the dictionary's word boundaries, so a
-//! name or word the dictionary does not know still matches. Hiragana ends a run: in Japanese it
-//! mostly writes particles and endings, whose bigrams (`てい`, `を担`) match everything and
-//! rank nothing, as English stop words would (docs/recall.md measures it); a word written in
-//! hiragana still counts, as the dictionary's word. Katakana is folded to hiragana in the terms
-//! (not before segmenting: the dictionary knows loanwords only in katakana).
+//! name or word the dictionary does not know still matches; a dictionary word counts as
+//! itself only where those bigrams miss it (a lone kanji, a word written with hiragana).
+//! Hiragana ends a run: in Japanese it mostly writes particles and endings, whose bigrams
+//! (`てい`, `を担`) match everything and rank nothing, as English stop words would
+//! (docs/recall.md measures it); question words (`何`, `どこ`) go as `what` and `where` do.
+//! Katakana is folded to hiragana in the terms (not before segmenting: the dictionary knows
+//! loanwords only in katakana).
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
@@ -34,7 +36,7 @@ pub fn fold(text: &str) -> String {
 /// The version of what [`terms`] answers. Bump it with any change to [`terms`]: Firestore keeps
 /// each thread's terms with the version that wrote them, and re-indexes the other versions'
 /// threads; SQLite records the version its index holds and rebuilds it at open under another.
-pub const TERMS_VERSION: i64 = 3;
+pub const TERMS_VERSION: i64 = 4;
 
 /// Dictionary model for every complex script: CJ are dictionary-segmented either way, and it
 /// spares the LSTM code and models that `new_auto` would add for Southeast Asian scripts.
@@ -111,12 +113,6 @@ fn cjk_word(word: &str, chars: Chars, run: &mut Run, out: &mut Vec<String>) {
         term
     };
     match chars {
-        // A 2-char word of one run is one of its bigrams.
-        Chars {
-            bigrammed: 2,
-            hiragana: 0,
-            other: false,
-        } => {}
         // A lone kanji: the run's unigram would repeat it if the run stays one character long.
         Chars {
             bigrammed: 1,
@@ -125,16 +121,52 @@ fn cjk_word(word: &str, chars: Chars, run: &mut Run, out: &mut Vec<String>) {
         } => {
             if !word.chars().all(|c| means_nothing_alone(kana(c))) {
                 run.lone_word = run.len == 1;
-                out.push(term());
+                push_cjk(term(), out);
             }
         }
+        // A word of kanji or katakana alone lies within one run, whose bigrams already count
+        // it: counted again as a word, a name (コンゴ共和国: こんご, 共和国) would outweigh
+        // the rest of a question (docs/recall.md, "Japanese words without a title").
+        Chars {
+            hiragana: 0,
+            other: false,
+            ..
+        } => {}
         // A lone hiragana is a particle (は, の, を).
         Chars {
             bigrammed: 0,
             hiragana: 1,
             other: false,
         } => {}
-        _ => out.push(term()),
+        _ => push_cjk(term(), out),
+    }
+}
+
+/// Japanese question words, sorted for `binary_search`: a question holds them and the
+/// memory that answers it does not (as `what` and `where`, English stop words).
+const QUESTION_WORDS: &[&str] = &[
+    "いくつ",
+    "いくら",
+    "いつ",
+    "どう",
+    "どこ",
+    "どちら",
+    "どの",
+    "どれ",
+    "どんな",
+    "なぜ",
+    "なに",
+    "なん",
+    "何",
+    "何か",
+    "何と",
+    "誰",
+];
+
+/// A CJK word or unigram, unless it is a question word.
+fn push_cjk(term: String, out: &mut Vec<String>) {
+    if QUESTION_WORDS.binary_search(&term.as_str()).is_err() {
+        out.push(term);
     }
 }
 
@@ -206,7 +238,7 @@ impl Run {
         if let (1, Some(c), false) = (self.len, self.last, self.lone_word)
             && !means_nothing_alone(c)
         {
-            out.push(c.to_string());
+            push_cjk(c.to_string(), out);
         }
         *self = Run::default();
     }
