@@ -145,8 +145,8 @@ impl Bert {
             words: Words::load(
                 weights,
                 &format!("{}.weight", embeddings.pp("word_embeddings").prefix()),
-                config.vocab_size,
-                hidden,
+                (config.vocab_size, hidden),
+                precision,
             )?,
             positions: embedding(
                 config.max_position_embeddings,
