@@ -5,47 +5,15 @@
 //! candle-transformers' `BertModel` computes the same vectors at f32 (tests/embedding.rs
 //! compares them), but through general ops and a mask of zeros, slower.
 
-use std::fmt;
-
 use candle_core::safetensors::MmapedSafetensors;
 use candle_core::{Module, Result, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, embedding, layer_norm, linear};
 use candle_transformers::models::bert::{Config, HiddenAct};
 
 use super::activations::{Gelu, Softmax};
-use super::int8::{self, Int8Linear};
+use super::int8::Int8Linear;
+use super::precision::Precision;
 use super::words::Words;
-
-/// How the encoder's linear layers multiply, where nearly all of its time goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Precision {
-    /// f32 weights: the vectors as the model's authors compute them.
-    F32,
-    /// int8 weights and inputs, exact integer sums: a quarter of f32's time on a CPU with
-    /// AVX-512 VNNI, vectors about a cosine of 0.999 from f32's (docs/recall.md).
-    Int8,
-}
-
-impl Precision {
-    /// int8 where the CPU has AVX-512 VNNI; elsewhere f32, which gemm runs faster than
-    /// int8 one value at a time.
-    pub fn fastest() -> Self {
-        if int8::available() {
-            Self::Int8
-        } else {
-            Self::F32
-        }
-    }
-}
-
-impl fmt::Display for Precision {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::F32 => "f32",
-            Self::Int8 => "int8",
-        })
-    }
-}
 
 pub struct Bert {
     words: Words,

@@ -11,13 +11,14 @@ mod error;
 mod int8;
 mod measured;
 mod model;
+mod precision;
 mod tokenizer;
 mod unigram;
 mod windows;
 mod words;
 
 pub use backfill::backfill;
-pub use bert::Precision;
 pub use embeddings::{EmbeddedSummary, Embeddings};
 pub use error::EmbeddingError;
 pub use model::{Model, Passage};
+pub use precision::Precision;

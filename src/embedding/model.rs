@@ -13,8 +13,9 @@ use sha2::{Digest, Sha256};
 use tokenizers::Encoding;
 
 use super::EmbeddingError;
-use super::bert::{Bert, Precision};
+use super::bert::Bert;
 use super::error::Cause;
+use super::precision::Precision;
 use super::tokenizer::{self, Tokenizer};
 use super::windows::Framed;
 use crate::domain::{ModelId, Vector};

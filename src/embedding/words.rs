@@ -11,7 +11,7 @@
 use candle_core::safetensors::MmapedSafetensors;
 use candle_core::{DType, Device, Result, Tensor};
 
-use super::bert::Precision;
+use super::precision::Precision;
 
 /// Rows converted together: 4,096 × 384 f32 values are 6 MB.
 const ROWS_PER_BLOCK: usize = 4_096;
