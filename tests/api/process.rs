@@ -314,7 +314,7 @@ async fn the_start_names_the_embedding_model_and_how_it_runs() {
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .find(|line| line["message"] == "embedding model loaded: search by meaning is on")
         .unwrap_or_else(|| panic!("no line says the model loaded: {log:#?}"));
-    assert_eq!(loaded["model"], "sha256:53aa51172d142c89/384/whole");
+    assert_eq!(loaded["model"], "sha256:f2aa92f0182deb07/384/whole");
     assert_eq!(loaded["dimension"], 384);
     let precision = kioku::embedding::Precision::fastest().to_string();
     assert_eq!(loaded["precision"], precision.as_str());

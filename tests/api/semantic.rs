@@ -1,7 +1,7 @@
-//! Search by meaning, over HTTP on a server running a real embedding model (all-MiniLM-L6-v2,
-//! which scripts/test fetches): a question that shares no word with any memory still finds the
-//! one it is about, a forgotten entry's vector goes with it, and a model directory that lacks a
-//! file refuses the start, naming the file.
+//! Search by meaning, over HTTP on a server running a real embedding model (multilingual-e5-small,
+//! which scripts/test writes from its PyPI packages): a question that shares no word with any
+//! memory still finds the one it is about, a forgotten entry's vector goes with it, and a model
+//! directory that lacks a file refuses the start, naming the file.
 
 use std::path::PathBuf;
 
@@ -118,8 +118,8 @@ async fn a_forgotten_entry_is_not_found_by_meaning(store: StoreKind) {
     );
 }
 
-/// A question the model cannot read whole (MiniLM knows little Japanese) is ranked by its words
-/// alone: the answer is the one a server without a model gives.
+/// A question the model cannot read whole (𠮷, a kanji its vocabulary lacks) is ranked by its
+/// words alone: the answer is the one a server without a model gives.
 #[tokio::test]
 async fn a_question_the_model_cannot_read_is_ranked_by_its_words_alone() {
     let Some(model) = needs::model() else {
@@ -129,7 +129,7 @@ async fn a_question_the_model_cannot_read_is_ranked_by_its_words_alone() {
         let results = found["results"].as_array().unwrap();
         results.iter().map(|r| r["summary"].to_string()).collect()
     };
-    let question = "東京への引っ越しはいつだっけ？";
+    let question = "𠮷田さんと東京への引っ越しはいつだっけ？";
     let (words, _) = saved(StoreKind::Sqlite, None).await;
     let (meaning, _) = saved(StoreKind::Sqlite, Some(&model)).await;
     let by_words = search(&words, question).await;

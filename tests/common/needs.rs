@@ -22,16 +22,17 @@ pub fn firestore() -> Option<String> {
     var("FIRESTORE_EMULATOR_HOST")
 }
 
-/// The embedding model's directory (`KIOKU_TEST_EMBEDDING_MODEL`); `None` once the test is
+/// The tests' embedding model, the one kioku recommends: multilingual-e5-small
+/// (`KIOKU_TEST_MULTILINGUAL_MODEL`), which reads Japanese and English; `None` once the test is
 /// skipped.
 pub fn model() -> Option<PathBuf> {
-    var("KIOKU_TEST_EMBEDDING_MODEL").map(PathBuf::from)
+    var("KIOKU_TEST_MULTILINGUAL_MODEL").map(PathBuf::from)
 }
 
-/// The multilingual embedding model's directory (`KIOKU_TEST_MULTILINGUAL_MODEL`:
-/// multilingual-e5-small); `None` once the test is skipped.
-pub fn multilingual_model() -> Option<PathBuf> {
-    var("KIOKU_TEST_MULTILINGUAL_MODEL").map(PathBuf::from)
+/// A model that reads English alone, all-MiniLM-L6-v2 (`KIOKU_TEST_EMBEDDING_MODEL`): what
+/// kioku does with a text its model cannot read; `None` once the test is skipped.
+pub fn english_model() -> Option<PathBuf> {
+    var("KIOKU_TEST_EMBEDDING_MODEL").map(PathBuf::from)
 }
 
 /// Whether the npm packages of `dir` (relative to the crate, e.g. `tests/mcp-clients`) are
