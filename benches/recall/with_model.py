@@ -1,5 +1,6 @@
 """What the benchmarks with a model share: a virtualenv holding benches/recall/requirements.txt
-(numpy, tokenizers) to run in, and the tests' embedding model, fetched as the tests fetch it."""
+(numpy, tokenizers) to run in, and the tests' embedding model (multilingual-e5-small), written
+as the tests write it."""
 
 import os
 import subprocess
@@ -25,9 +26,10 @@ def in_venv(script):
 
 
 def default_model():
-    """The test model's directory (scripts/lib/model.sh fetches and checks it)."""
+    """The tests' model's directory (scripts/lib/multilingual-model.sh fetches, checks and
+    writes it)."""
     fetched = subprocess.run(
-        ["bash", "-c", "source scripts/lib/model.sh && fetch_embedding_model >&2 && "
-                       "echo \"$KIOKU_TEST_EMBEDDING_MODEL\""],
+        ["bash", "-c", "source scripts/lib/multilingual-model.sh && fetch_multilingual_model >&2"
+                       " && echo \"$KIOKU_TEST_MULTILINGUAL_MODEL\""],
         cwd=ROOT, stdout=subprocess.PIPE, text=True, check=True)
     return fetched.stdout.strip()
