@@ -131,7 +131,7 @@ impl Model {
 
     /// The vector of a text to be found (a summary), after the model's passage prompt: read
     /// whole, the mean of its windows' vectors when it is longer than the model reads at once;
-    /// and whether the model [reads all of it](Self::reads_whole), told from the same
+    /// and whether the model [reads all of it](Self::read_whole), told from the same
     /// tokenizing (the prompt is the model's own words, which it reads).
     pub fn embed(&self, text: &str) -> Result<Passage, EmbeddingError> {
         let prompt = &self.prompts.passage;
@@ -158,15 +158,16 @@ impl Model {
     }
 
     /// The vector of a question, after the model's query prompt, or `None` if the model
-    /// cannot read all of it ([`reads_whole`]): then the model is not run.
+    /// cannot read all of it ([`read_whole`]) or tokenize it: then the model is not run.
     ///
-    /// [`reads_whole`]: Self::reads_whole
+    /// [`read_whole`]: Self::read_whole
     pub fn embed_if_read_whole(&self, text: &str) -> Result<Option<Vector>, EmbeddingError> {
-        if !self.reads_whole(text) {
-            return Ok(None);
-        }
         let prompt = &self.prompts.query;
-        let encoding = self.encode(&format!("{prompt}{text}"))?;
+        let prompted = format!("{prompt}{text}");
+        let encoding = match self.encode(&prompted) {
+            Ok(encoding) if self.read_whole(&prompted, &encoding) => encoding,
+            _ => return Ok(None),
+        };
         // A question is read to the model's limit: its opening says what is asked.
         let first = framed(&encoding, prompt.len())
             .windows(self.max_tokens)
@@ -174,19 +175,14 @@ impl Model {
         self.forward(&first).map(Some)
     }
 
-    /// Whether the model's vocabulary has words for all of `text`: none of it becomes the
-    /// unknown token (`[UNK]`, `<unk>`), and, under a WordPiece or BPE vocabulary, no word of
-    /// another script than ASCII is spelled a character at a time (two single-character pieces
-    /// in a row). Such a vocabulary of another language spells text that way, and its vector
-    /// says little of the text (all-MiniLM-L6-v2's of Japanese: docs/recall.md). A Chinese
-    /// character alone is a word of its own in BERT's tokenizers, so a multilingual model's
-    /// Chinese and kanji still read; a SentencePiece vocabulary's single characters are its
-    /// own pieces, so there only `<unk>` counts. `false` when the text cannot be tokenized.
-    pub fn reads_whole(&self, text: &str) -> bool {
-        self.encode(text)
-            .is_ok_and(|encoding| self.read_whole(text, &encoding))
-    }
-
+    /// Whether the model's vocabulary has words for all of `text`, tokenized as `encoding`:
+    /// none of it becomes the unknown token (`[UNK]`, `<unk>`), and, under a WordPiece or BPE
+    /// vocabulary, no word of another script than ASCII is spelled a character at a time (two
+    /// single-character pieces in a row). Such a vocabulary of another language spells text
+    /// that way, and its vector says little of the text (all-MiniLM-L6-v2's of Japanese:
+    /// docs/recall.md). A Chinese character alone is a word of its own in BERT's tokenizers,
+    /// so a multilingual model's Chinese and kanji still read; a SentencePiece vocabulary's
+    /// single characters are its own pieces, so there only `<unk>` counts.
     fn read_whole(&self, text: &str, encoding: &Encoding) -> bool {
         if self
             .unknown

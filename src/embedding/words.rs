@@ -11,6 +11,7 @@
 use candle_core::safetensors::MmapedSafetensors;
 use candle_core::{DType, Device, Result, Tensor};
 
+use super::int8::symmetric;
 use super::precision::Precision;
 
 /// Rows converted together: 4,096 × 384 f32 values are 6 MB.
@@ -64,7 +65,9 @@ impl Words {
                         .flatten_all()?
                         .to_vec1::<f32>()?;
                     for row in block.chunks_exact(hidden) {
-                        scales.push(quantize(row, &mut values));
+                        let (scale, row) = symmetric(row);
+                        values.extend(row);
+                        scales.push(scale);
                     }
                 }
                 Rows::Int8 { values, scales }
@@ -104,32 +107,5 @@ impl Words {
                 Tensor::from_vec(out, (1, ids.len(), self.hidden), &Device::Cpu)
             }
         }
-    }
-}
-
-/// `row` onto −127..=127, appended to `values`; answers the scale that brings it back.
-fn quantize(row: &[f32], values: &mut Vec<i8>) -> f32 {
-    let largest = row.iter().fold(0.0f32, |m, v| m.max(v.abs()));
-    let scale = if largest > 0.0 { largest / 127.0 } else { 1.0 };
-    values.extend(row.iter().map(|v| (v / scale).round() as i8));
-    scale
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_row_comes_back_within_half_a_step_of_its_largest_value() {
-        let row = [0.5, -1.27, 0.0, 0.003, 1.0];
-        let mut values = Vec::new();
-        let scale = quantize(&row, &mut values);
-        assert_eq!(values[1], -127);
-        for (v, q) in row.iter().zip(&values) {
-            assert!((v - f32::from(*q) * scale).abs() <= scale / 2.0, "{v}");
-        }
-        let mut zeros = Vec::new();
-        assert_eq!(quantize(&[0.0; 4], &mut zeros), 1.0);
-        assert_eq!(zeros, [0; 4]);
     }
 }

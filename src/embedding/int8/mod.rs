@@ -16,6 +16,7 @@ use candle_core::{CpuStorage, CustomOp1, Layout, Module, Result, Shape, Tensor};
 use candle_nn::Linear;
 
 use super::activations::values;
+pub use packed::symmetric;
 use packed::{Packed, Scale};
 
 /// Whether this CPU has the instructions int8 products are fast with.
@@ -121,6 +122,19 @@ mod tests {
             .unwrap()
             .to_scalar()
             .unwrap()
+    }
+
+    #[test]
+    fn a_row_comes_back_within_half_a_step_of_its_largest_value() {
+        let row = [0.5, -1.27, 0.0, 0.003, 1.0];
+        let (scale, values) = symmetric(&row);
+        let values: Vec<i8> = values.collect();
+        assert_eq!(values[1], -127);
+        for (v, q) in row.iter().zip(&values) {
+            assert!((v - f32::from(*q) * scale).abs() <= scale / 2.0, "{v}");
+        }
+        let (scale, zeros) = symmetric(&[0.0; 4]);
+        assert_eq!((scale, zeros.collect::<Vec<_>>()), (1.0, vec![0; 4]));
     }
 
     #[test]

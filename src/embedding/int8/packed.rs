@@ -39,10 +39,9 @@ impl Packed {
         let mut packed = vec![0; outputs * inputs];
         let (mut scales, mut sums) = (Vec::with_capacity(outputs), Vec::with_capacity(outputs));
         for (output, row) in weights.iter().enumerate() {
-            let scale = weight_scale(row);
+            let (scale, values) = symmetric(row);
             let mut sum = 0;
-            for (input, &weight) in row.iter().enumerate() {
-                let value = (weight / scale).round_ties_even().clamp(-127.0, 127.0) as i8;
+            for (input, value) in values.enumerate() {
                 sum += i32::from(value);
                 packed[packed_index(inputs, output, input)] = value;
             }
@@ -85,10 +84,14 @@ impl Scale {
     }
 }
 
-/// The scale of one output's weights: their largest magnitude maps to 127.
-fn weight_scale(values: &[f32]) -> f32 {
-    let max = values.iter().fold(0.0_f32, |max, v| max.max(v.abs()));
-    if max > 0.0 { max / 127.0 } else { 1.0 }
+/// `row` onto −127..=127, its largest magnitude to 127: the scale that brings it back, and
+/// the values. One output's weights are kept this way, and so is a row of the vocabulary.
+pub fn symmetric(row: &[f32]) -> (f32, impl Iterator<Item = i8> + '_) {
+    let max = row.iter().fold(0.0_f32, |max, v| max.max(v.abs()));
+    let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
+    let values =
+        (row.iter()).map(move |v| (v / scale).round_ties_even().clamp(-127.0, 127.0) as i8);
+    (scale, values)
 }
 
 /// Each row of `xs` to bytes, with its scale.
