@@ -160,14 +160,18 @@ impl Bert {
         let query = by_head(layer.query.forward(states)?.affine(scale, 0.0)?)?;
         let key = by_head(layer.key.forward(states)?)?;
         let value = by_head(layer.value.forward(states)?)?;
-        let weights = query.matmul(&key.t()?)?.apply_op1_no_bwd(&Softmax)?;
+        let weights = query.matmul(&key.t()?)?;
+        weights.inplace_op1(&Softmax)?;
         let context =
             (weights.matmul(&value)?.transpose(1, 2)?).reshape((batch, tokens, hidden))?;
         let attended =
             (layer.attended_norm).forward(&(layer.attended.forward(&context)? + states)?)?;
         let inner = layer.inner.forward(&attended)?;
         let inner = match self.activation {
-            HiddenAct::Gelu => inner.apply_op1_no_bwd(&Gelu)?,
+            HiddenAct::Gelu => {
+                inner.inplace_op1(&Gelu)?;
+                inner
+            }
             HiddenAct::GeluApproximate => inner.gelu()?,
             HiddenAct::Relu => inner.relu()?,
         };
