@@ -1,6 +1,6 @@
-"""What the benchmarks with a model share: a virtualenv holding benches/recall/requirements.txt
-(numpy, tokenizers) to run in, and the tests' embedding model (multilingual-e5-small), written
-as the tests write it."""
+"""What the benchmarks with a model share: a virtualenv to run in (holding
+benches/recall/requirements.txt, numpy and tokenizers, unless told otherwise), and the tests'
+embedding model (multilingual-e5-small), written as the tests write it."""
 
 import os
 import subprocess
@@ -11,17 +11,17 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 VENV = ROOT / "target" / "bench-recall" / "venv"
 
 
-def in_venv(script):
-    """Runs `script` again in the virtualenv, made and filled first, unless it already runs
-    there."""
-    python = VENV / "bin" / "python"
-    if Path(sys.prefix).resolve() == VENV.resolve():
+def in_venv(script, venv=VENV, requirements=ROOT / "benches" / "recall" / "requirements.txt"):
+    """Runs `script` again in the virtualenv `venv`, made and filled with `requirements`
+    first, unless it already runs there."""
+    python = venv / "bin" / "python"
+    if Path(sys.prefix).resolve() == venv.resolve():
         return
     if not python.exists():
-        VENV.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+        venv.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    "-r", str(ROOT / "benches" / "recall" / "requirements.txt")], check=True)
+                    "-r", str(requirements)], check=True)
     os.execv(str(python), [str(python), script, *sys.argv[1:]])
 
 
