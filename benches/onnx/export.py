@@ -8,11 +8,10 @@ optimizer) and OUT_DIR/model-int8.onnx (the same, dynamically quantized), from t
 folder's own config.json and model.safetensors; nothing is downloaded. Both map
 input_ids, attention_mask, token_type_ids to last_hidden_state, with dynamic batch
 and sequence axes. Then checks the mean-pooled, L2-normalised vectors of both against
-a plain NumPy implementation of BERT on a few texts.
+the recall benchmark's NumPy BERT (benches/recall/dense.py) on a few texts.
 """
 
 import json
-import math
 import os
 import sys
 import tempfile
@@ -27,10 +26,12 @@ import onnxruntime as ort
 import torch
 from onnxruntime.quantization import QuantType, quantize_dynamic
 from onnxruntime.transformers.optimizer import optimize_model
-from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 from transformers import BertModel
 from transformers.utils import logging as hf_logging
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "recall"))
+import dense  # noqa: E402
 
 OPSET = 17
 CHECK_TEXTS = [
@@ -81,46 +82,6 @@ def export_raw(model_dir, path):
         )
 
 
-def numpy_bert(weights, config, ids):
-    """Reference forward pass of one unpadded sequence, straight from the safetensors."""
-    w = weights
-    eps = config["layer_norm_eps"]
-    heads = config["num_attention_heads"]
-
-    def layer_norm(x, name):
-        mu = x.mean(-1, keepdims=True)
-        var = ((x - mu) ** 2).mean(-1, keepdims=True)
-        return (x - mu) / np.sqrt(var + eps) * w[name + ".weight"] + w[name + ".bias"]
-
-    def dense(x, name):
-        return x @ w[name + ".weight"].T + w[name + ".bias"]
-
-    def gelu(x):
-        return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
-
-    n = len(ids)
-    x = (
-        w["embeddings.word_embeddings.weight"][ids]
-        + w["embeddings.position_embeddings.weight"][:n]
-        + w["embeddings.token_type_embeddings.weight"][0]
-    )
-    x = layer_norm(x, "embeddings.LayerNorm")
-    for i in range(config["num_hidden_layers"]):
-        p = f"encoder.layer.{i}."
-        q, k, v = (
-            dense(x, p + "attention.self." + m).reshape(n, heads, -1).transpose(1, 0, 2)
-            for m in ("query", "key", "value")
-        )
-        s = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
-        s = np.exp(s - s.max(-1, keepdims=True))
-        a = (s / s.sum(-1, keepdims=True)) @ v
-        a = a.transpose(1, 0, 2).reshape(n, -1)
-        x = layer_norm(dense(a, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
-        h = gelu(dense(x, p + "intermediate.dense"))
-        x = layer_norm(dense(h, p + "output.dense") + x, p + "output.LayerNorm")
-    return x
-
-
 def pooled(hidden, mask):
     """Mean over the unmasked tokens, then L2 normalisation, as the Pooling folder says."""
     mask = mask[..., None].astype(np.float32)
@@ -129,13 +90,14 @@ def pooled(hidden, mask):
 
 
 def check(model_dir, config, paths):
-    """Cosines with the NumPy reference, each text alone and all as one padded batch."""
-    weights = {k: v.astype(np.float64) for k, v in load_file(os.path.join(model_dir, "model.safetensors")).items()}
+    """Cosines with the NumPy BERT of the recall benchmark's baseline (benches/recall/dense.py),
+    each text alone and all as one padded batch."""
+    reference = dense.Model(model_dir)
     tokenizer = Tokenizer.from_file(os.path.join(model_dir, "tokenizer.json"))
     tokenizer.no_truncation()
     tokenizer.no_padding()  # MiniLM's tokenizer.json pads every text to 128
     alone = [tokenizer.encode(t).ids for t in CHECK_TEXTS]
-    refs = [pooled(numpy_bert(weights, config, ids), np.ones(len(ids))) for ids in alone]
+    refs = [reference.forward(np.array([ids]))[0].astype(np.float64) for ids in alone]
     tokenizer.enable_padding(pad_id=config["pad_token_id"])
     batch = tokenizer.encode_batch(CHECK_TEXTS)
     batch_ids = np.array([e.ids for e in batch], dtype=np.int64)
