@@ -1,12 +1,15 @@
-//! The encoder's functions of each value, each one loop the compiler vectorizes: no call per
-//! value to libm's `erff` or `expf`, which took about a fifth of the model's time on a
-//! 500-character text through candle's general ops (perf, 2026-12-04). Where the CPU has
-//! AVX-512 the same loops are compiled for it, sixteen values an instruction: built for the
-//! baseline x86-64 they ran four at a time, and the softmax's maximum and sum one at a time
-//! (a float sum is not reordered unless written in lanes), which took a third of a Japanese
-//! summary's time with the multilingual model (perf, 2026-12-06).
+//! The encoder's functions of each value and of each row, each one loop the compiler
+//! vectorizes: no call per value to libm's `erff` or `expf`, which took about a fifth of the
+//! model's time on a 500-character text through candle's general ops (perf, 2026-12-04). Where
+//! the CPU has AVX-512 the same loops are compiled for it, sixteen values an instruction: built
+//! for the baseline x86-64 they ran four at a time, and the softmax's maximum and sum one at a
+//! time (a float sum is not reordered unless written in lanes), which took a third of a Japanese
+//! summary's time with the multilingual model (perf, 2026-12-06). Every op runs on the calling
+//! thread: candle-nn's layer norm handed each call to rayon's pool, whose thread then spun
+//! waiting for the next, a twentieth of a search's CPU (perf, 2026-12-06).
 
-use candle_core::{CpuStorage, InplaceOp1, Layout, Result};
+use candle_core::{CpuStorage, InplaceOp1, Layout, Result, Tensor};
+use candle_nn::VarBuilder;
 
 /// Values a reduction keeps apart, one per lane of a 512-bit register.
 const LANES: usize = 16;
@@ -71,7 +74,7 @@ fastest!(softmax_rows, softmax_rows_in_lanes, (rows: &mut [f32], width: usize) -
 #[inline(always)]
 fn softmax_rows_in_lanes(rows: &mut [f32], width: usize) {
     for row in rows.chunks_exact_mut(width) {
-        let max = in_lanes(row, f32::NEG_INFINITY, f32::max);
+        let max = in_lanes(row, f32::NEG_INFINITY, |x| x, f32::max);
         // Each value's exponential, and their sum, in one pass.
         let mut sums = [0.0; LANES];
         let mut chunks = row.chunks_exact_mut(LANES);
@@ -91,10 +94,72 @@ fn softmax_rows_in_lanes(rows: &mut [f32], width: usize) {
     }
 }
 
-/// `values` folded by `f` in sixteen lanes, then the lanes: a reduction the compiler can keep
-/// in one register.
+/// Layer normalization of each row (the last dimension): its mean taken away, divided by its
+/// standard deviation, then scaled and shifted by the layer's weights.
+pub struct LayerNorm {
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+    eps: f32,
+}
+
+impl LayerNorm {
+    /// The weights of a normalization of rows of `width`, as `vb` holds them (`weight`, `bias`).
+    pub fn load(width: usize, eps: f64, vb: VarBuilder) -> Result<Self> {
+        Ok(Self {
+            weight: vb.get(width, "weight")?.to_vec1()?,
+            bias: vb.get(width, "bias")?.to_vec1()?,
+            eps: eps as f32,
+        })
+    }
+
+    /// `rows` normalized in place, for a fresh tensor (a sum) that nothing else shares.
+    pub fn forward(&self, rows: Tensor) -> Result<Tensor> {
+        rows.inplace_op1(self)?;
+        Ok(rows)
+    }
+}
+
+impl InplaceOp1 for LayerNorm {
+    fn name(&self) -> &'static str {
+        "layer-norm"
+    }
+
+    fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> Result<()> {
+        if layout.shape().dims().last() != Some(&self.weight.len()) {
+            candle_core::bail!("layer norm takes rows of {} values", self.weight.len());
+        }
+        let rows = values_mut(self.name(), storage, layout)?;
+        norm_rows(rows, &self.weight, &self.bias, self.eps);
+        Ok(())
+    }
+}
+
+fastest!(norm_rows, norm_rows_in_lanes, (rows: &mut [f32], weight: &[f32], bias: &[f32], eps: f32) -> ());
+
 #[inline(always)]
-fn in_lanes(values: &[f32], start: f32, f: impl Fn(f32, f32) -> f32) -> f32 {
+fn norm_rows_in_lanes(rows: &mut [f32], weight: &[f32], bias: &[f32], eps: f32) {
+    let width = weight.len() as f32;
+    for row in rows.chunks_exact_mut(weight.len()) {
+        let mean = in_lanes(row, 0.0, |x| x, std::ops::Add::add) / width;
+        // The variance from the values less their mean, not from the mean of their squares,
+        // which loses digits when the mean is large beside the spread.
+        let squares = in_lanes(row, 0.0, |x| (x - mean) * (x - mean), std::ops::Add::add);
+        let inverse = 1.0 / (squares / width + eps).sqrt();
+        for ((x, w), b) in row.iter_mut().zip(weight).zip(bias) {
+            *x = (*x - mean) * inverse * w + b;
+        }
+    }
+}
+
+/// `f` over `term` of each of `values`, from `start`: in sixteen lanes, then the lanes, so
+/// that the compiler can keep the reduction in one register.
+#[inline(always)]
+fn in_lanes(
+    values: &[f32],
+    start: f32,
+    term: impl Fn(f32) -> f32,
+    f: impl Fn(f32, f32) -> f32,
+) -> f32 {
     let mut lanes = [start; LANES];
     let chunks = values.chunks_exact(LANES);
     let rest = chunks.remainder();
@@ -102,10 +167,10 @@ fn in_lanes(values: &[f32], start: f32, f: impl Fn(f32, f32) -> f32) -> f32 {
         lanes
             .iter_mut()
             .zip(chunk)
-            .for_each(|(lane, &x)| *lane = f(*lane, x));
+            .for_each(|(lane, &x)| *lane = f(*lane, term(x)));
     }
     let lanes = lanes.into_iter().fold(start, &f);
-    rest.iter().fold(lanes, |acc, &x| f(acc, x))
+    rest.iter().fold(lanes, |acc, &x| f(acc, term(x)))
 }
 
 /// e^x for x ≤ 0 (a softmax's inputs less their maximum), to within a few units in the last
@@ -232,6 +297,38 @@ mod tests {
                 .unwrap();
             assert!(difference < 1e-6, "{difference}");
         }
+    }
+
+    #[test]
+    fn layer_norm_gives_candles_rows() {
+        use candle_core::{DType, Device};
+        let width = 2 * LANES + 5;
+        let wave = |count: usize, scale: f32, shift: f32| {
+            let values: Vec<f32> = (0..count)
+                .map(|i| ((i * 29 % 17) as f32 - 8.0) * scale + shift)
+                .collect();
+            Tensor::from_vec(values, count, &Device::Cpu).unwrap()
+        };
+        let (weight, bias) = (wave(width, 0.1, 1.0), wave(width, 0.05, 0.0));
+        let tensors = std::collections::HashMap::from([
+            ("weight".to_owned(), weight.clone()),
+            ("bias".to_owned(), bias.clone()),
+        ]);
+        let vb = VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
+        let norm = LayerNorm::load(width, 1e-12, vb).unwrap();
+        // Rows with a mean far from zero beside their spread, as a residual sum can have.
+        let rows = wave(3 * width, 0.7, 40.0).reshape((3, width)).unwrap();
+        let candles = candle_nn::ops::layer_norm(&rows, &weight, &bias, 1e-12).unwrap();
+        let ours = norm.forward(rows).unwrap();
+        let difference: f32 = (ours - candles)
+            .unwrap()
+            .abs()
+            .unwrap()
+            .max_all()
+            .unwrap()
+            .to_scalar()
+            .unwrap();
+        assert!(difference < 1e-4, "{difference}");
     }
 
     #[test]

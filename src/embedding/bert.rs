@@ -7,10 +7,10 @@
 
 use candle_core::safetensors::MmapedSafetensors;
 use candle_core::{Module, Result, Tensor};
-use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, embedding, layer_norm, linear};
+use candle_nn::{Embedding, Linear, VarBuilder, embedding, linear};
 use candle_transformers::models::bert::{Config, HiddenAct};
 
-use super::activations::{Gelu, Softmax};
+use super::activations::{Gelu, LayerNorm, Softmax};
 use super::int8::Int8Linear;
 use super::precision::Precision;
 use super::words::Words;
@@ -102,10 +102,10 @@ impl Bert {
                     key: dense(hidden, hidden, attention.pp("self.key"))?,
                     value: dense(hidden, hidden, attention.pp("self.value"))?,
                     attended: dense(hidden, hidden, attention.pp("output.dense"))?,
-                    attended_norm: layer_norm(hidden, eps, attention.pp("output.LayerNorm"))?,
+                    attended_norm: LayerNorm::load(hidden, eps, attention.pp("output.LayerNorm"))?,
                     inner: dense(hidden, inner, vb.pp("intermediate.dense"))?,
                     output: dense(inner, hidden, vb.pp("output.dense"))?,
-                    output_norm: layer_norm(hidden, eps, vb.pp("output.LayerNorm"))?,
+                    output_norm: LayerNorm::load(hidden, eps, vb.pp("output.LayerNorm"))?,
                 })
             })
             .collect::<Result<_>>()?;
@@ -126,7 +126,7 @@ impl Bert {
                 hidden,
                 embeddings.pp("token_type_embeddings"),
             )?,
-            norm: layer_norm(hidden, eps, embeddings.pp("LayerNorm"))?,
+            norm: LayerNorm::load(hidden, eps, embeddings.pp("LayerNorm"))?,
             layers,
             heads: config.num_attention_heads,
             activation: config.hidden_act,
@@ -140,7 +140,7 @@ impl Bert {
         let types = ids.zeros_like()?;
         let embedded = ((self.words.forward(ids)? + self.types.forward(&types)?)?
             + self.positions.forward(&positions)?)?;
-        let mut states = self.norm.forward(&embedded)?;
+        let mut states = self.norm.forward(embedded)?;
         for layer in &self.layers {
             states = self.layer(layer, &states)?;
         }
@@ -165,7 +165,7 @@ impl Bert {
         let context =
             (weights.matmul(&value)?.transpose(1, 2)?).reshape((batch, tokens, hidden))?;
         let attended =
-            (layer.attended_norm).forward(&(layer.attended.forward(&context)? + states)?)?;
+            (layer.attended_norm).forward((layer.attended.forward(&context)? + states)?)?;
         let inner = layer.inner.forward(&attended)?;
         let inner = match self.activation {
             HiddenAct::Gelu => {
@@ -175,6 +175,6 @@ impl Bert {
             HiddenAct::GeluApproximate => inner.gelu()?,
             HiddenAct::Relu => inner.relu()?,
         };
-        (layer.output_norm).forward(&(layer.output.forward(&inner)? + attended)?)
+        (layer.output_norm).forward((layer.output.forward(&inner)? + attended)?)
     }
 }
