@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 
-use super::terms::{SEGMENTER, fold, is_cjk, is_hiragana, terms};
+use unicode_normalization::UnicodeNormalization;
+
+use super::terms::{SEGMENTER, is_cjk, is_hiragana, run_bigrams, word_terms};
 
 /// For each of `wanted` (terms of `text`), in their order, the first word of `text` that
 /// gives it, as written; each word once, and a term no word gives (none should) left out.
@@ -16,16 +18,27 @@ pub fn words_holding(text: &str, wanted: &[String]) -> Vec<String> {
     // Whole words first, as the segmenter cuts the text as written.
     let mut start = 0;
     for (end, kind) in SEGMENTER.segment_str(text).iter_with_word_type() {
+        if found.len() == wanted.len() {
+            break;
+        }
         let piece = &text[start..end];
         start = end;
         if kind.is_word_like() {
-            note(&mut found, wanted, piece);
+            note(&mut found, wanted, piece, word_terms(piece));
         }
     }
     // Then runs of kanji, katakana or hangul: their bigrams cross the segmenter's words.
     for run in cjk_runs(text) {
-        note(&mut found, wanted, run);
+        if found.len() == wanted.len() {
+            break;
+        }
+        note(&mut found, wanted, run, run_bigrams(run));
     }
+    named(wanted, &found)
+}
+
+/// The words `found` for `wanted`, in its order, each once.
+fn named(wanted: &[String], found: &HashMap<&str, &str>) -> Vec<String> {
     let mut words: Vec<String> = Vec::with_capacity(found.len());
     for want in wanted {
         if let Some(word) = found.get(want.as_str())
@@ -37,22 +50,26 @@ pub fn words_holding(text: &str, wanted: &[String]) -> Vec<String> {
     words
 }
 
-/// Notes `piece` as the word that gives each of `wanted` it gives, unless one came first.
-fn note<'w, 't>(found: &mut HashMap<&'w str, &'t str>, wanted: &'w [String], piece: &'t str) {
-    if found.len() == wanted.len() {
-        return;
-    }
-    for term in terms(piece) {
+/// Notes `piece` as the word that gives each of `wanted` among its `given` terms, unless one
+/// came first.
+fn note<'w, 't>(
+    found: &mut HashMap<&'w str, &'t str>,
+    wanted: &'w [String],
+    piece: &'t str,
+    given: Vec<String>,
+) {
+    for term in given {
         if let Some(want) = wanted.iter().find(|want| **want == term) {
             found.entry(want.as_str()).or_insert(piece);
         }
     }
 }
 
-/// The unbroken runs of `text` that [`terms`] cuts into bigrams, as written.
+/// The unbroken runs of `text` whose terms are bigrams, as written.
 fn cjk_runs(text: &str) -> impl Iterator<Item = &str> {
-    let bigrammed =
-        |c: char| !is_hiragana(c) && fold(c.encode_utf8(&mut [0; 4])).chars().all(is_cjk);
+    // A character's fold is CJK when its NFKC is: lowercasing changes only letters, which are
+    // not CJK either way, and spares three strings a character.
+    let bigrammed = |c: char| !is_hiragana(c) && std::iter::once(c).nfkc().all(is_cjk);
     text.split(move |c: char| !bigrammed(c))
         .filter(|run| run.chars().nth(1).is_some())
 }
@@ -60,6 +77,7 @@ fn cjk_runs(text: &str) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::terms::terms;
 
     fn holding(text: &str, question: &str) -> Vec<String> {
         let asked = terms(question);

@@ -47,6 +47,25 @@ fn japanese_bigrams_across_words_and_the_words_they_miss() {
 }
 
 #[test]
+fn a_runs_bigrams_are_its_terms_but_lone_kanji() {
+    // Katakana, kanji, half-width katakana with its voiced marks, a compatibility kanji, hangul.
+    for run in [
+        "インスタンス",
+        "東京都庁舎",
+        "ｶﾞｲﾄﾞﾌﾞｯｸ",
+        "都市計画豈",
+        "한국어사전",
+    ] {
+        let bigrams: Vec<String> = terms(run)
+            .into_iter()
+            .filter(|term| term.chars().count() == 2)
+            .collect();
+        assert!(!bigrams.is_empty(), "{run}");
+        assert_eq!(run_bigrams(run), bigrams, "{run}");
+    }
+}
+
+#[test]
 fn particles_and_endings_give_no_terms() {
     assert_eq!(terms("東京に"), ["東京"]);
     assert_eq!(terms("猫 と 犬"), ["猫", "犬"]);
