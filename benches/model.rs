@@ -43,6 +43,10 @@ fn texts_cost(model: &str, texts: &str, kind: &str, precision: &str) {
     let texts: Vec<String> =
         serde_json::from_slice(&std::fs::read(texts).expect("the texts file reads"))
             .expect("the texts file is a JSON list of strings");
+    assert!(
+        !texts.is_empty(),
+        "the texts file lists no texts: nothing to time"
+    );
     // What a save runs, or what a search runs.
     let embed = |text: &str| match kind {
         "passage" => drop(black_box(model.embed(text).expect("a vector"))),
