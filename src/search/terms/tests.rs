@@ -47,6 +47,23 @@ fn japanese_bigrams_across_words_and_the_words_they_miss() {
 }
 
 #[test]
+fn a_segmenter_word_alone_gives_its_terms_unsegmented() {
+    let text = "Moved the REMOTE instances to ＡＰＩ v1.2.3 on 19.01.2024; \
+                来月から東京都の新しいアパートに引っ越す予定。ｲﾝｽﾀﾝｽを増やした。한국어 사전";
+    let mut start = 0;
+    let mut words = 0;
+    for (end, kind) in SEGMENTER.segment_str(text).iter_with_word_type() {
+        let word = &text[start..end];
+        start = end;
+        if kind.is_word_like() {
+            words += 1;
+            assert_eq!(word_terms(word), terms(word), "{word}");
+        }
+    }
+    assert!(words > 20, "{words}");
+}
+
+#[test]
 fn a_runs_bigrams_are_its_terms_but_lone_kanji() {
     // Katakana, kanji, half-width katakana with its voiced marks, a compatibility kanji, hangul.
     for run in [
