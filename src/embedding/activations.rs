@@ -273,6 +273,15 @@ mod tests {
         assert_eq!(exp(f32::NEG_INFINITY), 0.0);
     }
 
+    /// The largest difference between two tensors' values.
+    fn largest_difference(ours: Tensor, theirs: Tensor) -> f32 {
+        (ours - theirs)
+            .and_then(|d| d.abs())
+            .and_then(|d| d.max_all())
+            .and_then(|d| d.to_scalar())
+            .unwrap()
+    }
+
     #[test]
     fn softmax_gives_candles_weights() {
         use candle_core::{Device, Tensor};
@@ -287,14 +296,7 @@ mod tests {
             let candles = candle_nn::ops::softmax_last_dim(&scores).unwrap();
             scores.inplace_op1(&Softmax).unwrap();
             let ours = scores;
-            let difference: f32 = (ours - candles)
-                .unwrap()
-                .abs()
-                .unwrap()
-                .max_all()
-                .unwrap()
-                .to_scalar()
-                .unwrap();
+            let difference = largest_difference(ours, candles);
             assert!(difference < 1e-6, "{difference}");
         }
     }
@@ -320,14 +322,7 @@ mod tests {
         let rows = wave(3 * width, 0.7, 40.0).reshape((3, width)).unwrap();
         let candles = candle_nn::ops::layer_norm(&rows, &weight, &bias, 1e-12).unwrap();
         let ours = norm.forward(rows).unwrap();
-        let difference: f32 = (ours - candles)
-            .unwrap()
-            .abs()
-            .unwrap()
-            .max_all()
-            .unwrap()
-            .to_scalar()
-            .unwrap();
+        let difference = largest_difference(ours, candles);
         assert!(difference < 1e-4, "{difference}");
     }
 
