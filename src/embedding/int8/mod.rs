@@ -159,7 +159,8 @@ mod tests {
         }
     }
 
-    /// Rows in blocks of eight and one at a time, outputs in pairs of blocks and alone.
+    /// Rows in blocks of eight and every tail of one to seven, outputs in pairs of blocks and
+    /// alone.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn the_vnni_kernel_gives_the_portable_kernels_outputs_to_the_bit() {
@@ -167,7 +168,8 @@ mod tests {
             eprintln!("this CPU has no AVX-512 VNNI: the kernel cannot run here");
             return;
         }
-        for (inputs, outputs, rows) in [(64, 48, 1), (64, 48, 8), (384, 16, 17), (32, 384, 23)] {
+        let tails = (1..=16).map(|rows| (64, 48, rows));
+        for (inputs, outputs, rows) in tails.chain([(384, 16, 17), (32, 384, 23)]) {
             let (linear, xs) = case(inputs, outputs, rows);
             let layer = Int8Linear::quantize(&linear).unwrap().unwrap();
             let xs: Vec<f32> = xs.flatten_all().unwrap().to_vec1().unwrap();

@@ -1,5 +1,6 @@
-//! The int8 products on AVX-512 VNNI: eight rows by thirty-two outputs at a time, their
-//! sixteen registers of 32-bit sums kept while the inputs pass, four inputs an instruction.
+//! The int8 products on AVX-512 VNNI: eight rows by thirty-two outputs at a time (the last
+//! rows together), their sixteen registers of 32-bit sums kept while the inputs pass, four
+//! inputs an instruction.
 
 use std::arch::x86_64::*;
 
@@ -57,20 +58,47 @@ pub unsafe fn product(layer: &Packed, quantized: &[u8], row_scales: &[Scale], ou
         let pair = block + 2 <= blocks;
         let mut row = 0;
         while row < rows {
-            let eight = rows - row >= 8;
             let at = Tile { row, block };
+            // The rows left after the last eight go in one tile of their own: one at a time, a
+            // row's two sums would wait on `vpdpbusd`'s latency, and a question's tail of up to
+            // seven rows took as long as a dozen rows in eights.
+            let height = (rows - row).min(8);
             // SAFETY: the caller's CPU has the features these are compiled for.
             unsafe {
-                match (eight, pair) {
-                    (true, true) => tile::<8, 2>(layer, quantized, row_scales, out, at),
-                    (true, false) => tile::<8, 1>(layer, quantized, row_scales, out, at),
-                    (false, true) => tile::<1, 2>(layer, quantized, row_scales, out, at),
-                    (false, false) => tile::<1, 1>(layer, quantized, row_scales, out, at),
+                match height {
+                    8 => tiles::<8>(layer, quantized, row_scales, out, at, pair),
+                    7 => tiles::<7>(layer, quantized, row_scales, out, at, pair),
+                    6 => tiles::<6>(layer, quantized, row_scales, out, at, pair),
+                    5 => tiles::<5>(layer, quantized, row_scales, out, at, pair),
+                    4 => tiles::<4>(layer, quantized, row_scales, out, at, pair),
+                    3 => tiles::<3>(layer, quantized, row_scales, out, at, pair),
+                    2 => tiles::<2>(layer, quantized, row_scales, out, at, pair),
+                    _ => tiles::<1>(layer, quantized, row_scales, out, at, pair),
                 }
             }
-            row += if eight { 8 } else { 1 };
+            row += height;
         }
         block += if pair { 2 } else { 1 };
+    }
+}
+
+/// `R` rows by a pair of blocks, or by one.
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+unsafe fn tiles<const R: usize>(
+    layer: &Packed,
+    quantized: &[u8],
+    row_scales: &[Scale],
+    out: &mut [f32],
+    at: Tile,
+    pair: bool,
+) {
+    // SAFETY: the caller's CPU has the features these are compiled for.
+    unsafe {
+        if pair {
+            tile::<R, 2>(layer, quantized, row_scales, out, at)
+        } else {
+            tile::<R, 1>(layer, quantized, row_scales, out, at)
+        }
     }
 }
 
