@@ -60,8 +60,7 @@ pub unsafe fn product(layer: &Packed, quantized: &[u8], row_scales: &[Scale], ou
         while row < rows {
             let at = Tile { row, block };
             // The rows left after the last eight go in one tile of their own: one at a time, a
-            // row's two sums would wait on `vpdpbusd`'s latency, and a question's tail of up to
-            // seven rows took as long as a dozen rows in eights.
+            // row's two sums would each wait on `vpdpbusd`'s latency.
             let height = (rows - row).min(8);
             // SAFETY: the caller's CPU has the features these are compiled for.
             unsafe {
