@@ -5,9 +5,11 @@
 //! quantized per token to unsigned bytes, as VNNI multiplies unsigned by signed bytes: the
 //! token's range, widened to hold 0, onto 0..=255, so that the GELU's outputs (nearly all
 //! above −0.17) use every step. The zero point comes back out through each output's weight
-//! sum. The sums are exact 32-bit integers, so the VNNI kernel and the portable one give the
+//! sum. The sums are exact 32-bit integers, so the AMX, VNNI and portable kernels give the
 //! same outputs to the bit (the tests below check it).
 
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+mod amx;
 mod packed;
 #[cfg(target_arch = "x86_64")]
 mod vnni;
@@ -30,8 +32,32 @@ pub fn available() -> bool {
 /// A linear layer's weights packed for int8 products, with the kernel this CPU runs them by.
 pub struct Int8Linear {
     packed: Packed,
-    /// Whether the VNNI kernel runs them, or the portable one.
-    vnni: bool,
+    kernel: Kernel,
+}
+
+/// Which code multiplies: the fastest this CPU has for the layer's shape.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kernel {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Vnni,
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    Amx,
+}
+
+impl Kernel {
+    fn fastest(layer: &Packed) -> Self {
+        #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+        if amx::available() && amx::fits(layer) {
+            return Self::Amx;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if vnni::available() {
+            return Self::Vnni;
+        }
+        let _ = layer;
+        Self::Portable
+    }
 }
 
 impl Int8Linear {
@@ -39,28 +65,42 @@ impl Int8Linear {
     /// outputs multiples of 16: BERT's are multiples of 64).
     pub fn quantize(linear: &Linear) -> Result<Option<Self>> {
         Ok(Packed::quantize(linear)?.map(|packed| Self {
+            kernel: Kernel::fastest(&packed),
             packed,
-            vnni: available(),
         }))
     }
 
     /// `rows` rows of inputs times the weights, plus the bias: `rows × outputs` values.
     fn product(&self, xs: &[f32], rows: usize) -> Vec<f32> {
         let layer = &self.packed;
-        let mut quantized = vec![0; rows * layer.inputs];
+        // AMX takes rows 32 at a time: the bytes' rows past the inputs' stay zeros, their sums
+        // unread.
+        let padded = match self.kernel {
+            #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+            Kernel::Amx => rows.next_multiple_of(amx::ROWS),
+            _ => rows,
+        };
+        let mut quantized = vec![0; padded * layer.inputs];
         let mut row_scales = vec![Scale::default(); rows];
         let mut out = vec![0.0; rows * layer.outputs];
-        #[cfg(target_arch = "x86_64")]
-        if self.vnni {
-            // SAFETY: `vnni` is set only where the CPU has the instructions (`available`).
-            unsafe {
+        // SAFETY (both): the kernel was chosen only where the CPU has its instructions
+        // (`Kernel::fastest`).
+        match self.kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Vnni => unsafe {
                 vnni::quantize(xs, layer.inputs, &mut quantized, &mut row_scales);
                 vnni::product(layer, &quantized, &row_scales, &mut out);
+            },
+            #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+            Kernel::Amx => unsafe {
+                vnni::quantize(xs, layer.inputs, &mut quantized, &mut row_scales);
+                amx::product(layer, &quantized, &row_scales, &mut out);
+            },
+            Kernel::Portable => {
+                packed::quantize(xs, layer.inputs, &mut quantized, &mut row_scales);
+                packed::product(layer, &quantized, &row_scales, &mut out);
             }
-            return out;
         }
-        packed::quantize(xs, layer.inputs, &mut quantized, &mut row_scales);
-        packed::product(layer, &quantized, &row_scales, &mut out);
         out
     }
 }
@@ -156,6 +196,33 @@ mod tests {
         for (inputs, outputs) in [(24, 32), (32, 24)] {
             let (linear, _) = case(inputs, outputs, 1);
             assert!(Int8Linear::quantize(&linear).unwrap().is_none());
+        }
+    }
+
+    /// Rows in tiles of 32 and every tail of one to 31, two steps of inputs, two pairs of
+    /// blocks; and BERT's shapes.
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    #[test]
+    fn the_amx_kernel_gives_the_portable_kernels_outputs_to_the_bit() {
+        if !amx::available() {
+            eprintln!("this CPU or kernel has no AMX: the kernel cannot run here");
+            return;
+        }
+        let tails = (1..=33).map(|rows| (128, 64, rows));
+        for (inputs, outputs, rows) in tails.chain([(384, 1536, 55), (1536, 384, 40)]) {
+            let (linear, xs) = case(inputs, outputs, rows);
+            let xs: Vec<f32> = xs.flatten_all().unwrap().to_vec1().unwrap();
+            let outputs_of = |kernel| {
+                let packed = Packed::quantize(&linear).unwrap().unwrap();
+                let layer = Int8Linear { packed, kernel };
+                let out = layer.product(&xs, rows);
+                out.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            };
+            assert_eq!(
+                outputs_of(Kernel::Amx),
+                outputs_of(Kernel::Portable),
+                "{inputs}→{outputs}, {rows} rows"
+            );
         }
     }
 

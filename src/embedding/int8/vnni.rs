@@ -142,25 +142,38 @@ unsafe fn tile<const R: usize, const C: usize>(
         }
     }
     for (r, sums) in sums.iter().enumerate() {
-        let Scale { step, zero } = row_scales[row + r];
-        let (row_scale, offset) = (_mm512_set1_ps(step), _mm512_set1_epi32(zero));
         for (c, &sum) in sums.iter().enumerate() {
-            let output = (block + c) * LANES;
-            let at = (row + r) * layer.outputs + output;
-            // SAFETY: each slice holds the 16 values of the block's outputs.
+            let at = (row + r) * layer.outputs + (block + c) * LANES;
+            // SAFETY: the caller's CPU has the features these are compiled for.
             unsafe {
-                let weight_sums =
-                    _mm512_loadu_si512(layer.sums[output..output + LANES].as_ptr().cast());
-                let exact = _mm512_sub_epi32(sum, _mm512_mullo_epi32(offset, weight_sums));
-                let scales = _mm512_loadu_ps(layer.scales[output..output + LANES].as_ptr());
-                let bias = _mm512_loadu_ps(layer.bias[output..output + LANES].as_ptr());
-                let scaled =
-                    _mm512_mul_ps(_mm512_cvtepi32_ps(exact), _mm512_mul_ps(row_scale, scales));
-                _mm512_storeu_ps(
-                    out[at..at + LANES].as_mut_ptr(),
-                    _mm512_add_ps(scaled, bias),
-                );
-            }
+                store(
+                    layer,
+                    sum,
+                    row_scales[row + r],
+                    block + c,
+                    &mut out[at..at + LANES],
+                )
+            };
         }
+    }
+}
+
+/// The block's sixteen outputs of one row from their integer sums, as `packed::dequantize`
+/// computes each: the AMX kernel stores its sums the same way.
+///
+/// # Safety
+/// The CPU must have AVX-512 F.
+#[target_feature(enable = "avx512f")]
+pub unsafe fn store(layer: &Packed, sums: __m512i, row: Scale, block: usize, out: &mut [f32]) {
+    let outputs = block * LANES..(block + 1) * LANES;
+    let (row_scale, offset) = (_mm512_set1_ps(row.step), _mm512_set1_epi32(row.zero));
+    // SAFETY: each slice holds the 16 values of the block's outputs.
+    unsafe {
+        let weight_sums = _mm512_loadu_si512(layer.sums[outputs.clone()].as_ptr().cast());
+        let exact = _mm512_sub_epi32(sums, _mm512_mullo_epi32(offset, weight_sums));
+        let scales = _mm512_loadu_ps(layer.scales[outputs.clone()].as_ptr());
+        let bias = _mm512_loadu_ps(layer.bias[outputs].as_ptr());
+        let scaled = _mm512_mul_ps(_mm512_cvtepi32_ps(exact), _mm512_mul_ps(row_scale, scales));
+        _mm512_storeu_ps(out[..LANES].as_mut_ptr(), _mm512_add_ps(scaled, bias));
     }
 }
