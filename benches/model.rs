@@ -77,14 +77,19 @@ fn texts_cost(model: &str, texts: &str, kind: &str, precision: &str) {
     );
 }
 
-/// This thread's CPU time in nanoseconds: the first field of its schedstat, as the recall
-/// benchmark reads the server's.
+/// This thread's CPU time in nanoseconds, as Python's `time.thread_time_ns` reads it for ONNX
+/// Runtime: `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`, which brings the running thread's time up
+/// to date. Its schedstat does not: read by the thread itself it is as of the last tick or
+/// switch, so a text's time came in whole ticks (4 ms on a 250 Hz kernel).
 fn thread_cpu_ns() -> u64 {
-    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").expect("Linux's schedstat");
-    stat.split_whitespace()
-        .next()
-        .and_then(|ns| ns.parse().ok())
-        .expect("schedstat starts with the CPU time")
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid timespec for the call to write.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    assert_eq!(status, 0, "this thread's CPU clock");
+    now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64
 }
 
 /// int8 multiply-adds a second on this core: VNNI's `vpdpbusd` (64 byte products into 16
