@@ -249,7 +249,9 @@ async function main() {
 }
 
 main().catch((err) => {
-  // Failed carries our own message; anything else (the SDK's, the transport's) keeps its stack.
-  console.error(`client.mjs: ${err instanceof Failed ? err.message : err.stack ?? err}`);
+  // Failed carries our own message; anything else (the SDK's, the transport's) is shown as Node
+  // shows an error, with its stack and its cause: fetch's "fetch failed" says what failed (a
+  // reset, a closed socket, a timeout) only in its cause.
+  console.error('client.mjs:', err instanceof Failed ? err.message : err);
   process.exit(1);
 });
