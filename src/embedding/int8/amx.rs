@@ -101,9 +101,9 @@ pub unsafe fn product(layer: &Packed, quantized: &[u8], row_scales: &[Scale], ou
     let step = TILE_ROWS * TILE_INPUTS;
     let mut sums = [[[0_i32; LANES]; TILE_ROWS]; 4];
     // SAFETY (every block below): `CONFIG` is a valid palette-1 configuration; each load reads
-    // 16 rows of 64 bytes, within `quantized` (padded, checked above) or within the two blocks'
-    // weights (`block + 1 < blocks`, `inputs` a multiple of 64); each store writes 16 rows of
-    // 64 bytes into `sums`.
+    // 16 rows of 64 bytes, within the 32 rows of `quantized` sliced below (padded, checked
+    // above) or within the pair of blocks' weights sliced below (`fits`: the blocks come in
+    // pairs, `inputs` a multiple of 64); each store writes 16 rows of 64 bytes into `sums`.
     unsafe { asm!("ldtilecfg [{}]", in(reg) &CONFIG, options(nostack, readonly)) };
     for block in (0..layer.outputs / LANES).step_by(2) {
         let weights = layer.weights[block * block_len..(block + 2) * block_len].as_ptr();
